@@ -1,0 +1,52 @@
+"""assay: verifiers and reward functions for RL post-training.
+
+The package is assembled from several top-level folders (``src``, ``verifiers``, ``domains``,
+...); each contributes a piece of the ``assay`` namespace. Public names are imported lazily so
+that ``import assay`` and the CLI start fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING, Any
+
+__path__ = pkgutil.extend_path(__path__, __name__)
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "AssayError": "assay.errors",
+    "Check": "assay.types",
+    "Record": "assay.types",
+    "Result": "assay.types",
+    "Status": "assay.types",
+    "StepResult": "assay.types",
+    "Verdict": "assay.types",
+    "Verifier": "assay.verifier",
+    "get_verifier": "assay.registry",
+    "list_domains": "assay.registry",
+    "score": "assay.api",
+    "verify": "assay.api",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+if TYPE_CHECKING:
+    from assay.api import score, verify
+    from assay.errors import AssayError
+    from assay.registry import get_verifier, list_domains
+    from assay.types import Check, Record, Result, Status, StepResult, Verdict
+    from assay.verifier import Verifier
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,1 @@
+"""Reusable checkers that domain verifiers are built from."""
