@@ -47,6 +47,11 @@ class Verifier(abc.ABC):
         """``name@version``, the key of caches and golden files."""
         return f"{self.name}@{self.version}"
 
+    @classmethod
+    def timeout_for(cls, record: Record) -> float:
+        """Hard wall-clock limit for one item (the runner kills the worker past it)."""
+        return cls.default_timeout_s
+
     def setup(self) -> None:  # noqa: B027 - optional hook, empty by default
         """Warm up once per worker process (import heavy libraries, open contexts)."""
 

@@ -1,0 +1,41 @@
+# assay: two commands on a fresh machine.
+#   make demo   set up .venv and score the bundled fixtures, printing a summary table
+#   make test   set up .venv and run the test suite
+#   make check  ruff + mypy strict;  make bench  the benchmarks in bench/
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.assay-installed
+OUT ?= out
+
+.PHONY: setup demo test check bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml scripts/system-deps.sh | $(PY)
+	bash scripts/system-deps.sh
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	@mkdir -p $(OUT)
+	$(VENV)/bin/assay score fixtures/math/cases.jsonl -o $(OUT)/math-verdicts.jsonl --workers 2 --progress
+
+test: setup
+	$(PY) -m pytest -q
+
+check: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+bench: setup
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[bench]'
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,51 @@
+"""The one place where exceptions escaping a verifier become typed verdicts."""
+
+from __future__ import annotations
+
+import time
+import traceback
+
+from assay.errors import MalformedTaskError
+from assay.types import Record, Result, Verdict
+from assay.verifier import Verifier
+
+
+def run_verifier(verifier: Verifier, record: Record) -> Result:
+    """Score ``record`` with ``verifier``; never raises for anything the verifier does.
+
+    A :class:`~assay.errors.MalformedTaskError` becomes an ``error`` verdict that names the
+    task's fault; a :class:`MemoryError` an ``error`` naming the memory limit; any other
+    exception an ``error`` verdict carrying the exception type, message and the innermost frame,
+    so a verifier bug is visible and masked, never a silent reward of 0.
+    """
+    start = time.perf_counter()
+    try:
+        verdict = verifier.verify(record)
+        if not isinstance(verdict, Verdict):
+            verdict = Verdict.error(
+                f"verifier {verifier.id} returned {type(verdict).__name__}, not a Verdict"
+            )
+    except MalformedTaskError as exc:
+        verdict = Verdict.error(f"malformed task: {exc}")
+    except MemoryError:
+        verdict = Verdict.error("the verifier ran out of memory (worker memory cap reached)")
+    except RecursionError:
+        verdict = Verdict.error("the verifier exceeded the recursion limit")
+    except Exception as exc:  # the boundary: every other escape becomes a masked error verdict
+        verdict = Verdict.error(f"verifier {verifier.id} raised {_describe(exc)}")
+    elapsed_ms = (time.perf_counter() - start) * 1000.0
+    return Result(
+        id=record.id,
+        domain=record.domain,
+        verdict=verdict,
+        verifier=verifier.id,
+        elapsed_ms=elapsed_ms,
+        group=record.group,
+        meta=record.meta,
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"

@@ -1,0 +1,255 @@
+"""The ``assay`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from assay import __version__
+from assay.errors import AssayError, InputError, UnknownDomainError
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_STRICT = 4
+
+EXIT_CODES = f"""exit codes:
+  {EXIT_OK}  done: every record has a verdict in the output (bad records included, as verdicts)
+  {EXIT_FAILURE}  assay itself failed (e.g. worker processes cannot start); the message says why
+  {EXIT_USAGE}  bad command line (unknown option or domain)
+  {EXIT_INPUT}  the input cannot be opened or the output cannot be written
+  {EXIT_STRICT}  --strict and a record could not be scored
+"""
+
+MAIN_HELP = """Verifiers and rewards for RL post-training.
+
+Score model outputs against ground truth, one verdict per record:
+  assay score data.jsonl -o verdicts.jsonl      score a file (JSONL, Parquet, saved dataset)
+  assay verify --domain math --response '\\boxed{2}' --reference '{"answer": "2"}'
+  assay domains                                  list verifiers and versions
+"""
+
+SCORE_HELP = """Score every record of IN and write one verdict line per record, in input order.
+
+A record is a JSON object: {"id", "domain", "response", "reference", "group"?, "prompt"?,
+"steps"?, "meta"?}; verl rows (data_source, reward_model.ground_truth) work too. Each output
+line has: id, domain, status (correct | partial | incorrect | unparsable | timeout | error),
+score in [0, 1], checks, steps, verifier (name@version), elapsed_ms, error. A trainer must mask
+"error" and "timeout" rather than read them as reward 0. See docs/formats.md.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="assay",
+        description=MAIN_HELP,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"assay {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log worker events")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    score = sub.add_parser(
+        "score",
+        help="score a file of records",
+        description=SCORE_HELP,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    score.add_argument("input", metavar="IN", help="JSONL, Parquet, saved dataset dir, or -")
+    score.add_argument("-o", "--output", metavar="OUT",
+                       help="JSONL or .parquet (default: JSONL on stdout)")
+    score.add_argument("--workers", type=int, default=2,
+                       help="worker processes (default 2; 0 = in-process, no hard timeout)")
+    score.add_argument("--timeout", type=float, metavar="S",
+                       help="hard wall-clock limit per item in seconds (default: per verifier)")
+    score.add_argument("--memory-mb", type=int, default=4096,
+                       help="address-space cap per worker in MB (default 4096; 0 = none)")
+    score.add_argument("--domain", metavar="D", help="domain for records that name none")
+    score.add_argument("--split", help="split of a saved DatasetDict")
+    score.add_argument("--resume", action="store_true",
+                       help="skip ids already in OUT and append the rest")
+    score.add_argument("--cache", metavar="DIR",
+                       help="reuse verdicts keyed on (verifier@version, response, reference)")
+    score.add_argument("--strict", action="store_true",
+                       help="stop at the first record that cannot be scored (exit 4)")
+    score.add_argument("--max-response-chars", type=int, default=1_000_000,
+                       help="longer responses are 'unparsable' (default 1,000,000)")
+    progress = score.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
+                          help="always show the progress bar")
+    progress.add_argument("--no-progress", dest="progress", action="store_false",
+                          help="never show the progress bar")
+    score.add_argument("--quiet", action="store_true", help="no summary table")
+
+    verify = sub.add_parser("verify", help="verify one response",
+                            description="Verify one response and print its verdict as JSON.")
+    verify.add_argument("--domain", required=True, help="domain name, alias or data_source")
+    text = verify.add_mutually_exclusive_group(required=True)
+    text.add_argument("--response", help="the model's output text")
+    text.add_argument("--response-file", type=Path, help="read the response from a file")
+    verify.add_argument("--reference", required=True,
+                        help="ground truth as JSON (a bare string is taken as it is)")
+    verify.add_argument("--timeout", type=float, metavar="S", help="hard limit in seconds")
+
+    domains = sub.add_parser("domains", help="list verifiers with versions")
+    domains.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="assay: %(levelname)s: %(message)s")
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        if args.command == "score":
+            return _score(args)
+        if args.command == "verify":
+            return _verify(args)
+        return _domains(args)
+    except UnknownDomainError as exc:
+        print(f"assay: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(f"assay: {exc}", file=sys.stderr)
+        return EXIT_STRICT if getattr(args, "strict", False) and _is_record_error(exc) else EXIT_INPUT
+    except AssayError as exc:
+        print(f"assay: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("assay: interrupted", file=sys.stderr)
+        return 130
+
+
+def _is_record_error(exc: InputError) -> bool:
+    return str(exc).startswith("record ")
+
+
+def _score(args: argparse.Namespace) -> int:
+    from assay.io import open_writer, read_rows
+    from assay.registry import default_registry
+    from assay.report import Progress, Summary
+    from assay.runner import ScoreOptions, Scorer
+
+    registry = default_registry()
+    if args.domain:
+        registry.resolve(args.domain)
+    if args.resume and not args.output:
+        raise InputError("--resume needs -o OUT")
+    rows = read_rows(args.input, split=args.split)
+    try:
+        writer, done_ids = open_writer(args.output, resume=args.resume)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.output!r}: {exc.strerror}") from exc
+    options = ScoreOptions(
+        workers=args.workers,
+        timeout_s=args.timeout,
+        memory_mb=args.memory_mb,
+        default_domain=args.domain,
+        strict=args.strict,
+        max_response_chars=args.max_response_chars,
+        cache_dir=args.cache,
+    )
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    total = _count_rows(args.input)
+    progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
+    summary = Summary()
+    with Scorer(options, registry) as scorer:
+        try:
+            for result in scorer.score_rows(rows, skip_ids=done_ids):
+                writer.write(result)
+                summary.add(result)
+                progress.update()
+        finally:
+            writer.close()
+            progress.close()
+        cache = scorer.cache
+        cache_line = f"cache: {cache.hits} hits, {cache.misses} misses" if cache else ""
+    if not args.quiet:
+        skipped = f" ({len(done_ids)} already in {args.output}, skipped)" if done_ids else ""
+        print(f"\nscored {summary.total} records{skipped}", file=sys.stderr)
+        if summary.total:
+            print(summary.table(), file=sys.stderr)
+        if cache_line:
+            print(cache_line, file=sys.stderr)
+    return EXIT_OK
+
+
+def _count_rows(source: str) -> int | None:
+    path = Path(source)
+    if source == "-" or not path.is_file():
+        return None
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        except Exception:  # the reader reports an unreadable file with its own message
+            return None
+    count = 0
+    with path.open("rb") as handle:
+        for line in handle:
+            count += bool(line.strip())
+    return count
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from assay.records import RawRow
+    from assay.registry import default_registry
+    from assay.runner import ScoreOptions, Scorer
+
+    default_registry().resolve(args.domain)
+    try:
+        reference = json.loads(args.reference)
+    except ValueError:
+        reference = args.reference
+    if args.response_file is not None:
+        try:
+            response = args.response_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read {str(args.response_file)!r}: {exc.strerror}") from exc
+    else:
+        response = args.response
+    row = {"id": "cli", "domain": args.domain, "response": response, "reference": reference}
+    with Scorer(ScoreOptions(workers=1, timeout_s=args.timeout)) as scorer:
+        result = next(iter(scorer.score_rows([RawRow(1, data=row)])))
+    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _domains(args: argparse.Namespace) -> int:
+    from assay.registry import list_domains
+
+    entries = list_domains()
+    if args.json:
+        rows = [
+            {
+                "name": e.name,
+                "version": e.version,
+                "aliases": list(e.cls.aliases),
+                "data_sources": list(e.cls.data_sources),
+                "source": e.source,
+            }
+            for e in entries
+        ]
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    width = max((len(e.name) for e in entries), default=4)
+    for e in entries:
+        aliases = ", ".join(e.cls.aliases) or "-"
+        print(f"{e.name.ljust(width)}  {e.id.ljust(width + 8)}  {e.source:<10}  aliases: {aliases}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

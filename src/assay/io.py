@@ -1,0 +1,219 @@
+"""Reading rows (JSONL, Parquet, Hugging Face datasets) and writing results (JSONL, Parquet).
+
+Readers never raise for a bad row: an undecodable line becomes a :class:`RawRow` with a
+``problem``, so the batch goes on and the line still appears in the output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from assay.errors import InputError
+from assay.records import RawRow
+from assay.types import JSON, Result
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+_JSON_COLUMNS = ("checks", "steps", "meta")
+
+
+def read_rows(source: str | Path | Any, split: str | None = None) -> Iterator[RawRow]:
+    """Rows from a JSONL file, a Parquet file, a saved dataset directory or a ``Dataset``.
+
+    Raises:
+        InputError: The source itself cannot be opened (missing file, unknown format).
+    """
+    if not isinstance(source, str | Path):
+        return _dataset_rows(source, split)
+    path = Path(source)
+    if str(source) == "-":
+        return _jsonl_lines(_stdin_lines())
+    if path.is_dir():
+        return _dataset_rows(_load_dataset_dir(path), split)
+    if not path.exists():
+        raise InputError(f"input {str(path)!r} does not exist")
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        return _parquet_rows(path)
+    return _jsonl_lines(_file_lines(path))
+
+
+def _stdin_lines() -> Iterator[bytes]:
+    import sys
+
+    yield from sys.stdin.buffer
+
+
+def _file_lines(path: Path) -> Iterator[bytes]:
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {str(path)!r}: {exc.strerror}") from exc
+    with handle:
+        yield from handle
+
+
+def _jsonl_lines(lines: Iterable[bytes]) -> Iterator[RawRow]:
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue  # blank lines hold no record
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield RawRow(number, problem=f"not UTF-8 ({exc.reason} at byte {exc.start})",
+                         raw_text=raw.decode("utf-8", errors="replace"))
+            continue
+        try:
+            yield RawRow(number, data=json.loads(text))
+        except ValueError as exc:
+            yield RawRow(number, problem=f"malformed JSON: {exc}", raw_text=text[:10_000])
+
+
+def _parquet_rows(path: Path) -> Iterator[RawRow]:
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises many types; the file as a whole is unreadable
+        raise InputError(f"cannot read Parquet file {str(path)!r}: {exc}") from exc
+    number = 0
+    for batch in parquet.iter_batches(batch_size=1024):
+        for row in batch.to_pylist():
+            number += 1
+            yield RawRow(number, data=row)
+
+
+def _load_dataset_dir(path: Path) -> Any:
+    try:
+        import datasets
+    except ImportError as exc:
+        raise InputError("reading a saved dataset needs the 'datasets' package") from exc
+    try:
+        return datasets.load_from_disk(str(path))
+    except Exception as exc:  # not a saved dataset: say so with the path
+        raise InputError(f"{str(path)!r} is not a saved Hugging Face dataset: {exc}") from exc
+
+
+def _dataset_rows(dataset: Any, split: str | None) -> Iterator[RawRow]:
+    if isinstance(dataset, dict):
+        splits = list(dataset.keys())
+        if split is None and len(splits) == 1:
+            split = splits[0]
+        if split not in splits:
+            raise InputError(f"choose a split with --split; the dataset has {', '.join(splits)}")
+        dataset = dataset[split]
+    if not hasattr(dataset, "column_names"):
+        raise InputError(f"cannot read rows from {type(dataset).__name__}")
+    for number, row in enumerate(dataset, start=1):
+        yield RawRow(number, data=row)
+
+
+class ResultWriter(Protocol):
+    def write(self, result: Result) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class JsonlWriter:
+    """Appends one JSON line per result, flushed so a killed run can be resumed."""
+
+    def __init__(self, path: str | Path | None, append: bool = False) -> None:
+        import sys
+
+        self._own = path is not None and str(path) != "-"
+        if self._own:
+            self._handle = Path(str(path)).open("a" if append else "w", encoding="utf-8")
+        else:
+            self._handle = sys.stdout
+        self._pending = 0
+
+    def write(self, result: Result) -> None:
+        self._handle.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        self._pending += 1
+        if self._pending >= 64:
+            self._handle.flush()
+            self._pending = 0
+
+    def close(self) -> None:
+        self._handle.flush()
+        if self._own:
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+
+
+class ParquetWriter:
+    """Collects results and writes one Parquet file; nested fields are JSON strings."""
+
+    def __init__(self, path: str | Path, keep: list[dict[str, JSON]] | None = None) -> None:
+        self._path = Path(path)
+        self._rows: list[dict[str, JSON]] = list(keep or [])
+
+    def write(self, result: Result) -> None:
+        row = result.to_dict()
+        for key in _JSON_COLUMNS:
+            row[key] = json.dumps(row.get(key), ensure_ascii=False)
+        row.setdefault("group", None)
+        self._rows.append(row)
+
+    def close(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(self._rows), self._path)
+
+
+def is_parquet(path: str | Path) -> bool:
+    return Path(str(path)).suffix.lower() in PARQUET_SUFFIXES
+
+
+def read_results(path: str | Path) -> list[dict[str, JSON]]:
+    """Rows already in an output file (for ``--resume``); a torn last JSONL line is dropped."""
+    target = Path(str(path))
+    if not target.exists():
+        return []
+    if is_parquet(target):
+        import pyarrow.parquet as pq
+
+        rows: list[dict[str, JSON]] = pq.read_table(target).to_pylist()
+        return rows
+    out: list[dict[str, JSON]] = []
+    with target.open("rb") as handle:
+        for raw in handle:
+            try:
+                row = json.loads(raw)
+            except ValueError:
+                continue  # the torn line of a killed run: it is scored again
+            if isinstance(row, dict) and "id" in row:
+                out.append(row)
+    return out
+
+
+def truncate_torn_tail(path: str | Path) -> None:
+    """Cut a JSONL file after its last newline, so appending does not glue onto a torn line."""
+    target = Path(str(path))
+    if not target.exists() or is_parquet(target):
+        return
+    data = target.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        with target.open("r+b") as handle:
+            handle.truncate(cut)
+
+
+def open_writer(path: str | Path | None, resume: bool) -> tuple[ResultWriter, set[str]]:
+    """A writer for ``path`` and the ids it already holds (when resuming)."""
+    done: set[str] = set()
+    if path is None or str(path) == "-":
+        return JsonlWriter(None), done
+    if resume:
+        existing = read_results(path)
+        done = {str(row["id"]) for row in existing}
+        if is_parquet(path):
+            return ParquetWriter(path, keep=existing), done
+        truncate_torn_tail(path)
+        return JsonlWriter(path, append=True), done
+    if is_parquet(path):
+        return ParquetWriter(path), done
+    return JsonlWriter(path), done

@@ -1,0 +1,338 @@
+"""A pool of pre-started worker processes with hard per-item wall-clock limits.
+
+The parent never relies on signals in its own process: it waits on the workers' pipes with a
+deadline (``multiprocessing.connection.wait``), so the pool works from any thread of any host
+framework (Ray actors, verl reward workers, asyncio executors). When an item overruns its limit
+the worker is killed (SIGKILL) and replaced; the item gets a ``timeout`` verdict and the items
+queued behind it go to another worker. When a worker dies (segfault, OOM kill) the item it was
+running is retried on a fresh worker, alone, up to ``retries`` times, then reported as ``error``.
+
+Items are sent in small chunks sized from the measured item time (about 20 ms of work a
+chunk), so cheap items do not pay a pipe round trip each and slow ones do not queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import multiprocessing.connection as mpc
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.errors import WorkerError
+from assay.types import Record, Result, Verdict
+
+log = logging.getLogger(__name__)
+
+CHUNK_SECONDS = 0.02
+MAX_CHUNK = 64
+
+
+@dataclass(slots=True)
+class Job:
+    """One item to verify, with its hard limit."""
+
+    seq: int
+    record: Record
+    timeout_s: float
+    verifier_id: str
+    attempts: int = 0
+    isolate: bool = False
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: subprocess.Popen[bytes]
+    conn: mpc.Connection
+    started_at: float
+    ready: bool = False
+    inflight: deque[Job] = field(default_factory=deque)
+    deadline: float = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConfig:
+    """Settings of a :class:`WorkerPool`.
+
+    Attributes:
+        size: Number of worker processes.
+        memory_mb: Address-space cap of each worker (0: none).
+        retries: Extra attempts for an item whose worker died (infrastructure failures only).
+        max_items_per_worker: A worker is replaced after this many items.
+        setup_timeout_s: Limit for starting a worker or setting up a verifier in it.
+    """
+
+    size: int = 2
+    memory_mb: int = 4096
+    retries: int = 1
+    max_items_per_worker: int = 20_000
+    setup_timeout_s: float = 120.0
+
+
+class WorkerPool:
+    """Verifies :class:`Job` items in worker processes; see the module docstring.
+
+    Use :meth:`submit` to queue jobs and :meth:`poll` to collect ``(seq, Result)`` pairs in
+    completion order. Not reentrant: one thread drives a pool at a time.
+    """
+
+    def __init__(self, specs: dict[str, str], config: PoolConfig | None = None) -> None:
+        self.config = config or PoolConfig()
+        if self.config.size < 1:
+            raise WorkerError("a worker pool needs at least one worker")
+        self._specs = dict(specs)
+        self._queue: deque[Job] = deque()
+        self._workers: list[_Worker] = []
+        self._done: list[tuple[int, Result]] = []
+        self._outstanding = 0
+        self._item_seconds = 0.005
+        self._start_failures = 0
+        self._closed = False
+        for _ in range(self.config.size):
+            self._workers.append(self._spawn())
+
+    @property
+    def outstanding(self) -> int:
+        """Jobs submitted whose results have not been returned by :meth:`poll` yet."""
+        return self._outstanding
+
+    def submit(self, job: Job) -> None:
+        if self._closed:
+            raise WorkerError("the pool is closed")
+        self._queue.append(job)
+        self._outstanding += 1
+
+    def poll(self, timeout: float | None = None) -> list[tuple[int, Result]]:
+        """Dispatch queued jobs, wait up to ``timeout`` seconds, return finished results."""
+        limit = None if timeout is None else time.monotonic() + timeout
+        while not self._done and self._outstanding:
+            self._dispatch()
+            now = time.monotonic()
+            wake = min([w.deadline for w in self._workers] + [limit or float("inf")])
+            wait_s = max(0.0, wake - now) if wake != float("inf") else None
+            ready = mpc.wait(self._waitables(), timeout=wait_s)
+            for obj in ready:
+                self._on_ready(obj)
+            self._enforce_deadlines()
+            if limit is not None and time.monotonic() >= limit:
+                break
+        finished, self._done = self._done, []
+        self._outstanding -= len(finished)
+        return finished
+
+    def close(self) -> None:
+        """Stop every worker; kill any that does not exit promptly."""
+        self._closed = True
+        for worker in self._workers:
+            try:
+                worker.conn.send(("stop",))
+            except (OSError, ValueError):
+                pass
+        for worker in self._workers:
+            try:
+                worker.process.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                _kill(worker)
+            worker.conn.close()
+        self._workers = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # internals ------------------------------------------------------------------------------
+
+    def _spawn(self) -> _Worker:
+        """Start a fresh interpreter running :func:`assay.worker.main` on a socket pair.
+
+        A plain subprocess (not multiprocessing's spawn) so the host's ``__main__`` module is
+        never re-imported: assay works from scripts without a main guard and inside frameworks.
+        """
+        parent_sock, child_sock = socket.socketpair()
+        process = subprocess.Popen(
+            [sys.executable, "-c", "import assay.worker as w; w.main()", str(child_sock.fileno())],
+            pass_fds=(child_sock.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else subprocess.DEVNULL,
+            close_fds=True,
+            start_new_session=True,
+        )
+        child_sock.close()
+        conn = mpc.Connection(parent_sock.detach())
+        settings = {
+            "specs": self._specs,
+            "memory_mb": self.config.memory_mb,
+            "max_items": self.config.max_items_per_worker,
+            "sys_path": list(sys.path),
+        }
+        conn.send(("init", settings))
+        now = time.monotonic()
+        return _Worker(process, conn, now, deadline=now + self.config.setup_timeout_s)
+
+    def _waitables(self) -> list[Any]:
+        return [worker.conn for worker in self._workers]
+
+    def _chunk_size(self) -> int:
+        return max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(self._item_seconds, 1e-6))))
+
+    def _dispatch(self) -> None:
+        for worker in self._workers:
+            if not worker.ready or worker.inflight or not self._queue:
+                continue
+            first = self._queue.popleft()
+            batch = [first]
+            if not first.isolate:
+                size = self._chunk_size()
+                while self._queue and len(batch) < size and not self._queue[0].isolate:
+                    batch.append(self._queue.popleft())
+            try:
+                worker.conn.send(("batch", [(job.seq, job.record) for job in batch]))
+            except (OSError, ValueError):
+                self._queue.extendleft(reversed(batch))
+                self._replace(worker, reason="its pipe broke")
+                continue
+            worker.inflight.extend(batch)
+            worker.deadline = time.monotonic() + first.timeout_s
+
+    def _on_ready(self, obj: Any) -> None:
+        for worker in self._workers:
+            if obj is worker.conn:
+                self._drain(worker)
+                return
+
+    def _drain(self, worker: _Worker) -> None:
+        while True:
+            try:
+                if not worker.conn.poll():
+                    return
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                self._on_death(worker)
+                return
+            self._handle(worker, message)
+
+    def _handle(self, worker: _Worker, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        now = time.monotonic()
+        if kind == "hello":
+            worker.ready = True
+            worker.deadline = float("inf")
+            self._start_failures = 0
+        elif kind == "setup":
+            worker.deadline = now + self.config.setup_timeout_s
+        elif kind == "ready":
+            if worker.inflight:
+                worker.deadline = now + worker.inflight[0].timeout_s
+        elif kind == "result":
+            seq, result = message[1], message[2]
+            if worker.inflight and worker.inflight[0].seq == seq:
+                worker.inflight.popleft()
+            self._done.append((seq, result))
+            elapsed = max(result.elapsed_ms / 1000.0, 1e-5)
+            self._item_seconds = 0.9 * self._item_seconds + 0.1 * elapsed
+            worker.deadline = (
+                now + worker.inflight[0].timeout_s if worker.inflight else float("inf")
+            )
+
+    def _enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for worker in list(self._workers):
+            if now < worker.deadline:
+                continue
+            if not worker.ready:
+                self._start_failures += 1
+                self._replace(worker, reason="it did not start in time")
+                continue
+            if not worker.inflight:
+                worker.deadline = float("inf")
+                continue
+            job = worker.inflight.popleft()
+            limit = job.timeout_s
+            self._done.append(
+                (job.seq, _result(job, Verdict.timeout(f"exceeded the {limit:g} s time limit"),
+                                  limit * 1000.0))
+            )
+            self._replace(worker, reason=f"item {job.record.id!r} timed out")
+
+    def _on_death(self, worker: _Worker) -> None:
+        if worker not in self._workers:
+            return
+        try:
+            code: int | None = worker.process.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        if not worker.ready:
+            self._start_failures += 1
+        if worker.inflight:
+            job = worker.inflight.popleft()
+            cause = _exit_cause(code)
+            if job.attempts < self.config.retries:
+                job.attempts += 1
+                job.isolate = True
+                self._queue.appendleft(job)
+                log.warning("worker %s (%s) on item %r; retrying", worker.process.pid, cause,
+                            job.record.id)
+            else:
+                message = (
+                    f"the worker process {cause} while verifying this item "
+                    f"({job.attempts + 1} attempts; memory cap {self.config.memory_mb} MB)"
+                )
+                self._done.append((job.seq, _result(job, Verdict.error(message), 0.0)))
+        self._replace(worker, reason=_exit_cause(code))
+
+    def _replace(self, worker: _Worker, reason: str) -> None:
+        if self._start_failures >= 3:
+            raise WorkerError(f"worker processes fail to start ({reason}); see the log above")
+        self._queue.extendleft(reversed(worker.inflight))
+        worker.inflight.clear()
+        _kill(worker)
+        index = self._workers.index(worker)
+        self._workers[index] = self._spawn()
+        log.debug("replaced worker: %s", reason)
+
+
+def _kill(worker: _Worker) -> None:
+    """SIGKILL the worker's whole session (a verifier may have started helpers), then reap."""
+    if worker.process.poll() is None:
+        try:
+            os.killpg(worker.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            worker.process.kill()
+    try:
+        worker.process.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        log.error("worker %s did not die after SIGKILL", worker.process.pid)
+    worker.conn.close()
+
+
+def _has_fileno(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+def _exit_cause(code: int | None) -> str:
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+def _result(job: Job, verdict: Verdict, elapsed_ms: float) -> Result:
+    record = job.record
+    return Result(record.id, record.domain, verdict, job.verifier_id, elapsed_ms, record.group,
+                  record.meta)

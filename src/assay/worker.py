@@ -1,0 +1,91 @@
+"""The body of a worker process: verify the items the parent sends, one at a time.
+
+Messages to the parent: ``("hello", pid)`` once started; ``("setup", seq, domain)`` before a
+verifier is set up (the parent extends the deadline) and ``("ready", seq, domain)`` after;
+``("result", seq, Result)`` per item. Messages from the parent: ``("batch", [Job, ...])`` and
+``("stop",)``. The worker exits after ``max_items`` items or after running out of memory, so a
+leak or a fragmented heap never outlives a bounded number of items.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from multiprocessing.connection import Connection
+from typing import Any
+
+from assay.boundary import run_verifier
+from assay.registry import Registry, load_spec
+from assay.types import Record, Result, Verdict
+from assay.verifier import Verifier
+
+MEMORY_MESSAGE = "ran out of memory"
+
+
+def cap_memory(memory_mb: int) -> None:
+    """Cap this process's address space; 0 means no cap."""
+    if memory_mb <= 0:
+        return
+    limit = memory_mb * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def main() -> None:
+    """Entry of a worker process: ``python -c '...main()' <fd of the socket to the parent>``."""
+    conn = Connection(int(sys.argv[1]))
+    kind, settings = conn.recv()
+    if kind != "init":
+        raise SystemExit(f"assay worker: expected init, got {kind!r}")
+    for entry in reversed(settings["sys_path"]):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    serve(conn, settings["specs"], settings["memory_mb"], settings["max_items"])
+
+
+def serve(conn: Connection, specs: dict[str, str], memory_mb: int, max_items: int) -> None:
+    """Serve batches until told to stop, the pipe closes, or ``max_items`` are done."""
+    cap_memory(memory_mb)
+    registry = Registry()
+    for spec in specs.values():
+        registry.register(load_spec(spec))
+    verifiers: dict[str, Verifier] = {}
+    conn.send(("hello", os.getpid()))
+    done = 0
+    while done < max_items:
+        try:
+            message: tuple[Any, ...] = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message[0] == "stop":
+            return
+        recycle = False
+        for seq, record in message[1]:
+            verifier = verifiers.get(record.domain)
+            if verifier is None:
+                conn.send(("setup", seq, record.domain))
+                try:
+                    verifier = registry.get(record.domain)
+                except Exception as exc:  # boundary: a verifier that cannot start is an error
+                    conn.send(("result", seq, setup_failure(record, exc)))
+                    done += 1
+                    continue
+                verifiers[record.domain] = verifier
+                conn.send(("ready", seq, record.domain))
+            result = run_verifier(verifier, record)
+            conn.send(("result", seq, result))
+            done += 1
+            message_text = result.verdict.message or ""
+            recycle = recycle or MEMORY_MESSAGE in message_text
+        if recycle:
+            return
+
+
+def setup_failure(record: Record, exc: BaseException) -> Result:
+    """The result for an item whose verifier could not be set up in this worker."""
+    message = f"verifier {record.domain!r} failed to set up: {type(exc).__name__}: {exc}"
+    return Result(record.id, record.domain, Verdict.error(message), "", 0.0, record.group,
+                  record.meta)

@@ -1,0 +1,38 @@
+"""Shared fixtures: a registry with the probe verifier, and a warm scorer per session."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+from probe_verifier import ProbeVerifier  # noqa: E402
+
+from assay.registry import Registry  # noqa: E402
+from assay.runner import ScoreOptions, Scorer  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def probe_registry() -> Registry:
+    registry = Registry()
+    registry.register(ProbeVerifier)
+    return registry
+
+
+@pytest.fixture(scope="session")
+def probe_scorer(probe_registry: Registry) -> Iterator[Scorer]:
+    with Scorer(ScoreOptions(workers=2, memory_mb=1024), probe_registry) as scorer:
+        yield scorer
+
+
+@pytest.fixture(scope="session")
+def math_scorer() -> Iterator[Scorer]:
+    with Scorer(ScoreOptions(workers=2)) as scorer:
+        yield scorer
