@@ -23,7 +23,9 @@ ROWS = [
 def test_jsonl_bad_lines_are_rows_with_problems(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     path.write_bytes(
-        json.dumps(ROWS[0]).encode() + b"\n\n{not json\n" + b'{"id": "\xff"}\n'
+        json.dumps(ROWS[0]).encode()
+        + b"\n\n{not json\n"
+        + b'{"id": "\xff"}\n'
         + json.dumps(ROWS[1]).encode()  # no trailing newline
     )
     rows = list(read_rows(path))

@@ -14,7 +14,7 @@ from assay.records import RawRow
 from assay.registry import _load_default
 from assay.runner import ScoreOptions, Scorer
 
-PLUGIN = '''
+PLUGIN = """
 from assay.types import Record, Verdict
 from assay.verifier import Verifier
 
@@ -27,7 +27,7 @@ class UpperVerifier(Verifier):
         if record.response.upper() == record.response:
             return Verdict.correct()
         return Verdict.incorrect()
-'''
+"""
 
 
 def _install(site: Path, module: str, source: str, entry: str) -> None:
@@ -54,8 +54,10 @@ def test_entry_point_plugin_is_registered_and_scored(site: Path) -> None:
     entry = registry.entry("upper")
     assert entry.source == "plugin:upper_plugin_mod-plugin"
     assert "math" in registry.names()
-    rows = [RawRow(1, {"id": "a", "domain": "upper", "response": "LOUD", "reference": None}),
-            RawRow(2, {"id": "b", "domain": "upper", "response": "quiet", "reference": None})]
+    rows = [
+        RawRow(1, {"id": "a", "domain": "upper", "response": "LOUD", "reference": None}),
+        RawRow(2, {"id": "b", "domain": "upper", "response": "quiet", "reference": None}),
+    ]
     # reference None is "missing": give one
     rows = [RawRow(r.position, {**r.data, "reference": "x"}) for r in rows]
     with Scorer(ScoreOptions(workers=1), registry) as scorer:
@@ -68,5 +70,5 @@ def test_entry_point_plugin_is_registered_and_scored(site: Path) -> None:
 
 def test_broken_plugin_names_the_contract(site: Path) -> None:
     _install(site, "upper_plugin_mod", "Thing = 42\n", "bad = upper_plugin_mod:Thing")
-    with pytest.raises(PluginError, match="subclass of assay.Verifier"):
+    with pytest.raises(PluginError, match=r"subclass of assay\.Verifier"):
         _load_default()

@@ -21,21 +21,55 @@ def _build(registry: Registry, row: RawRow, **kwargs: Any) -> Record | Result:
     ("row", "status", "needle"),
     [
         # a torn or hand-edited line: the id is salvaged from the raw text
-        (RawRow(3, problem="malformed JSON: x", raw_text='{"id": "q7", "resp'), "error", "malformed"),
+        (
+            RawRow(3, problem="malformed JSON: x", raw_text='{"id": "q7", "resp'),
+            "error",
+            "malformed",
+        ),
         (RawRow(4, data=[1, 2]), "error", "expected an object"),  # JSON, but not an object
         (RawRow(5, data={**GOOD, "domain": "prob"}), "error", "Did you mean 'probe'"),  # typo
-        (RawRow(6, data={k: v for k, v in GOOD.items() if k != "domain"}), "error", "missing field 'domain'"),
-        (RawRow(7, data={k: v for k, v in GOOD.items() if k != "response"}), "error", "missing field 'response'"),
-        (RawRow(8, data={k: v for k, v in GOOD.items() if k != "reference"}), "error", "missing field 'reference'"),
+        (
+            RawRow(6, data={k: v for k, v in GOOD.items() if k != "domain"}),
+            "error",
+            "missing field 'domain'",
+        ),
+        (
+            RawRow(7, data={k: v for k, v in GOOD.items() if k != "response"}),
+            "error",
+            "missing field 'response'",
+        ),
+        (
+            RawRow(8, data={k: v for k, v in GOOD.items() if k != "reference"}),
+            "error",
+            "missing field 'reference'",
+        ),
         (RawRow(9, data={**GOOD, "response": 42}), "unparsable", "must be a string"),  # not text
-        (RawRow(10, data={**GOOD, "response": None}), "unparsable", "got NoneType"),  # empty generation
-        (RawRow(11, data={**GOOD, "response": "x" * 10_000_001}), "unparsable", "over the limit"),  # 10 MB
+        (
+            RawRow(10, data={**GOOD, "response": None}),
+            "unparsable",
+            "got NoneType",
+        ),  # empty generation
+        (
+            RawRow(11, data={**GOOD, "response": "x" * 10_000_001}),
+            "unparsable",
+            "over the limit",
+        ),  # 10 MB
         (RawRow(12, data={**GOOD, "steps": "not a list"}), "error", "'steps'"),
         (RawRow(13, data={**GOOD, "domain": 7}), "error", "must be a string"),
     ],
-    ids=["malformed-json", "not-object", "unknown-domain", "no-domain", "no-response",
-         "no-reference", "int-response", "null-response", "huge-response", "bad-steps",
-         "int-domain"],
+    ids=[
+        "malformed-json",
+        "not-object",
+        "unknown-domain",
+        "no-domain",
+        "no-response",
+        "no-reference",
+        "int-response",
+        "null-response",
+        "huge-response",
+        "bad-steps",
+        "int-domain",
+    ],
 )
 def test_bad_rows_become_typed_verdicts(
     probe_registry: Registry, row: RawRow, status: str, needle: str
@@ -75,8 +109,11 @@ def test_verl_row_is_mapped(probe_registry: Registry) -> None:
 
 
 def test_verl_json_ground_truth_is_decoded(probe_registry: Registry) -> None:
-    row = {"data_source": "probe", "response": "ok",
-           "reward_model": {"ground_truth": '{"tests": [1, 2]}'}}
+    row = {
+        "data_source": "probe",
+        "response": "ok",
+        "reward_model": {"ground_truth": '{"tests": [1, 2]}'},
+    }
     record = _build(probe_registry, RawRow(1, row))
     assert isinstance(record, Record) and record.reference == {"tests": [1, 2]}
 

@@ -50,7 +50,13 @@ def test_one_bad_item_does_not_stop_the_batch(probe_scorer: Scorer) -> None:
     results = list(probe_scorer.score_rows(_rows(*commands)))
     assert [r.id for r in results] == [f"r{i}" for i in range(1, 8)]  # input order, none lost
     assert [r.status.value for r in results] == [
-        "correct", "timeout", "correct", "error", "incorrect", "error", "correct"
+        "correct",
+        "timeout",
+        "correct",
+        "error",
+        "incorrect",
+        "error",
+        "correct",
     ]
 
 

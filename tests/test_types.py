@@ -53,8 +53,17 @@ def test_result_round_trips_through_json() -> None:
     )
     result = Result("a", "code", verdict, "code@1", 12.5, group="g", meta={"k": 1})
     line = json.loads(json.dumps(result.to_dict()))
-    assert set(line) >= {"id", "domain", "status", "score", "checks", "steps", "verifier",
-                         "elapsed_ms", "error"}
+    assert set(line) >= {
+        "id",
+        "domain",
+        "status",
+        "score",
+        "checks",
+        "steps",
+        "verifier",
+        "elapsed_ms",
+        "error",
+    }
     assert line["error"] is None
     assert Result.from_dict(line) == result
 

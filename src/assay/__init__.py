@@ -29,14 +29,35 @@ _EXPORTS: dict[str, str] = {
     "verify": "assay.api",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "AssayError",
+    "Check",
+    "Record",
+    "Result",
+    "Status",
+    "StepResult",
+    "Verdict",
+    "Verifier",
+    "__version__",
+    "get_verifier",
+    "list_domains",
+    "score",
+    "verify",
+]
 
 if TYPE_CHECKING:
-    from assay.api import score, verify
-    from assay.errors import AssayError
-    from assay.registry import get_verifier, list_domains
-    from assay.types import Check, Record, Result, Status, StepResult, Verdict
-    from assay.verifier import Verifier
+    from assay.api import score as score
+    from assay.api import verify as verify
+    from assay.errors import AssayError as AssayError
+    from assay.registry import get_verifier as get_verifier
+    from assay.registry import list_domains as list_domains
+    from assay.types import Check as Check
+    from assay.types import Record as Record
+    from assay.types import Result as Result
+    from assay.types import Status as Status
+    from assay.types import StepResult as StepResult
+    from assay.types import Verdict as Verdict
+    from assay.verifier import Verifier as Verifier
 
 
 def __getattr__(name: str) -> Any:

@@ -59,7 +59,7 @@ def verify(
     response: str,
     reference: JSON,
     *,
-    id: str = "item",  # noqa: A002 - mirrors the record field
+    id: str = "item",
     timeout_s: float | None = None,
     **fields: JSON,
 ) -> Result:
@@ -86,8 +86,10 @@ def verify(
 
 
 def _rows(records: Iterable[Mapping[str, Any]] | str | Path | Any) -> Iterable[RawRow]:
-    if isinstance(records, str | Path) or hasattr(records, "column_names") or (
-        hasattr(records, "keys") and not isinstance(records, Mapping)
+    if (
+        isinstance(records, str | Path)
+        or hasattr(records, "column_names")
+        or (hasattr(records, "keys") and not isinstance(records, Mapping))
     ):
         return read_rows(records)
     return (RawRow(i, data=r) for i, r in enumerate(records, start=1))

@@ -63,39 +63,73 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     score.add_argument("input", metavar="IN", help="JSONL, Parquet, saved dataset dir, or -")
-    score.add_argument("-o", "--output", metavar="OUT",
-                       help="JSONL or .parquet (default: JSONL on stdout)")
-    score.add_argument("--workers", type=int, default=2,
-                       help="worker processes (default 2; 0 = in-process, no hard timeout)")
-    score.add_argument("--timeout", type=float, metavar="S",
-                       help="hard wall-clock limit per item in seconds (default: per verifier)")
-    score.add_argument("--memory-mb", type=int, default=4096,
-                       help="address-space cap per worker in MB (default 4096; 0 = none)")
+    score.add_argument(
+        "-o", "--output", metavar="OUT", help="JSONL or .parquet (default: JSONL on stdout)"
+    )
+    score.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="worker processes (default 2; 0 = in-process, no hard timeout)",
+    )
+    score.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="hard wall-clock limit per item in seconds (default: per verifier)",
+    )
+    score.add_argument(
+        "--memory-mb",
+        type=int,
+        default=4096,
+        help="address-space cap per worker in MB (default 4096; 0 = none)",
+    )
     score.add_argument("--domain", metavar="D", help="domain for records that name none")
     score.add_argument("--split", help="split of a saved DatasetDict")
-    score.add_argument("--resume", action="store_true",
-                       help="skip ids already in OUT and append the rest")
-    score.add_argument("--cache", metavar="DIR",
-                       help="reuse verdicts keyed on (verifier@version, response, reference)")
-    score.add_argument("--strict", action="store_true",
-                       help="stop at the first record that cannot be scored (exit 4)")
-    score.add_argument("--max-response-chars", type=int, default=1_000_000,
-                       help="longer responses are 'unparsable' (default 1,000,000)")
+    score.add_argument(
+        "--resume", action="store_true", help="skip ids already in OUT and append the rest"
+    )
+    score.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="reuse verdicts keyed on (verifier@version, response, reference)",
+    )
+    score.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first record that cannot be scored (exit 4)",
+    )
+    score.add_argument(
+        "--max-response-chars",
+        type=int,
+        default=1_000_000,
+        help="longer responses are 'unparsable' (default 1,000,000)",
+    )
     progress = score.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
-                          help="always show the progress bar")
-    progress.add_argument("--no-progress", dest="progress", action="store_false",
-                          help="never show the progress bar")
+    progress.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show the progress bar",
+    )
+    progress.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show the progress bar"
+    )
     score.add_argument("--quiet", action="store_true", help="no summary table")
 
-    verify = sub.add_parser("verify", help="verify one response",
-                            description="Verify one response and print its verdict as JSON.")
+    verify = sub.add_parser(
+        "verify",
+        help="verify one response",
+        description="Verify one response and print its verdict as JSON.",
+    )
     verify.add_argument("--domain", required=True, help="domain name, alias or data_source")
     text = verify.add_mutually_exclusive_group(required=True)
     text.add_argument("--response", help="the model's output text")
     text.add_argument("--response-file", type=Path, help="read the response from a file")
-    verify.add_argument("--reference", required=True,
-                        help="ground truth as JSON (a bare string is taken as it is)")
+    verify.add_argument(
+        "--reference", required=True, help="ground truth as JSON (a bare string is taken as it is)"
+    )
     verify.add_argument("--timeout", type=float, metavar="S", help="hard limit in seconds")
 
     domains = sub.add_parser("domains", help="list verifiers with versions")
@@ -106,8 +140,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="assay: %(levelname)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="assay: %(levelname)s: %(message)s",
+    )
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -122,7 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except InputError as exc:
         print(f"assay: {exc}", file=sys.stderr)
-        return EXIT_STRICT if getattr(args, "strict", False) and _is_record_error(exc) else EXIT_INPUT
+        return (
+            EXIT_STRICT if getattr(args, "strict", False) and _is_record_error(exc) else EXIT_INPUT
+        )
     except AssayError as exc:
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_FAILURE

@@ -10,7 +10,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from assay.errors import InputError
 from assay.records import RawRow
@@ -62,8 +62,11 @@ def _jsonl_lines(lines: Iterable[bytes]) -> Iterator[RawRow]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            yield RawRow(number, problem=f"not UTF-8 ({exc.reason} at byte {exc.start})",
-                         raw_text=raw.decode("utf-8", errors="replace"))
+            yield RawRow(
+                number,
+                problem=f"not UTF-8 ({exc.reason} at byte {exc.start})",
+                raw_text=raw.decode("utf-8", errors="replace"),
+            )
             continue
         try:
             yield RawRow(number, data=json.loads(text))
@@ -123,10 +126,9 @@ class JsonlWriter:
         import sys
 
         self._own = path is not None and str(path) != "-"
+        self._handle: TextIO = sys.stdout
         if self._own:
-            self._handle = Path(str(path)).open("a" if append else "w", encoding="utf-8")
-        else:
-            self._handle = sys.stdout
+            self._handle = Path(str(path)).open("a" if append else "w", encoding="utf-8")  # noqa: SIM115
         self._pending = 0
 
     def write(self, result: Result) -> None:

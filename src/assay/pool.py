@@ -13,9 +13,10 @@ chunk), so cheap items do not pay a pipe round trip each and slow ones do not qu
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import os
 import multiprocessing.connection as mpc
+import os
 import signal
 import socket
 import subprocess
@@ -130,10 +131,8 @@ class WorkerPool:
         """Stop every worker; kill any that does not exit promptly."""
         self._closed = True
         for worker in self._workers:
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 worker.conn.send(("stop",))
-            except (OSError, ValueError):
-                pass
         for worker in self._workers:
             try:
                 worker.process.wait(timeout=2.0)
@@ -257,8 +256,12 @@ class WorkerPool:
             job = worker.inflight.popleft()
             limit = job.timeout_s
             self._done.append(
-                (job.seq, _result(job, Verdict.timeout(f"exceeded the {limit:g} s time limit"),
-                                  limit * 1000.0))
+                (
+                    job.seq,
+                    _result(
+                        job, Verdict.timeout(f"exceeded the {limit:g} s time limit"), limit * 1000.0
+                    ),
+                )
             )
             self._replace(worker, reason=f"item {job.record.id!r} timed out")
 
@@ -278,8 +281,9 @@ class WorkerPool:
                 job.attempts += 1
                 job.isolate = True
                 self._queue.appendleft(job)
-                log.warning("worker %s (%s) on item %r; retrying", worker.process.pid, cause,
-                            job.record.id)
+                log.warning(
+                    "worker %s (%s) on item %r; retrying", worker.process.pid, cause, job.record.id
+                )
             else:
                 message = (
                     f"the worker process {cause} while verifying this item "
@@ -334,5 +338,6 @@ def _exit_cause(code: int | None) -> str:
 
 def _result(job: Job, verdict: Verdict, elapsed_ms: float) -> Result:
     record = job.record
-    return Result(record.id, record.domain, verdict, job.verifier_id, elapsed_ms, record.group,
-                  record.meta)
+    return Result(
+        record.id, record.domain, verdict, job.verifier_id, elapsed_ms, record.group, record.meta
+    )

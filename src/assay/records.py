@@ -81,7 +81,9 @@ class RecordBuilder:
             return bad_row(fallback_id(row), "", f"line {row.position}: {row.problem}")
         if not isinstance(row.data, Mapping):
             kind = type(row.data).__name__
-            return bad_row(fallback_id(row), "", f"row {row.position}: expected an object, got {kind}")
+            return bad_row(
+                fallback_id(row), "", f"row {row.position}: expected an object, got {kind}"
+            )
         data: Mapping[str, Any] = row.data
         row_id = _row_id(data, row)
         if row_id in self._seen:
@@ -134,7 +136,9 @@ class RecordBuilder:
         named = data.get("domain") or data.get("data_source") or self.default_domain
         if not named:
             known = ", ".join(self.registry.names())
-            return bad_row("", "", f"missing field 'domain' (or verl's data_source); known: {known}")
+            return bad_row(
+                "", "", f"missing field 'domain' (or verl's data_source); known: {known}"
+            )
         if not isinstance(named, str):
             return bad_row("", "", "field 'domain' must be a string")
         try:

@@ -97,8 +97,10 @@ class Summary:
             )
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         lines = [
-            "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                      for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
             for row in [header, *rows]
         ]
         rule = "-" * len(lines[0])

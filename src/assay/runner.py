@@ -130,7 +130,9 @@ class Scorer:
 
     def _pool_instance(self) -> WorkerPool:
         if self._pool is None:
-            specs = {e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()}
+            specs = {
+                e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()
+            }
             config = PoolConfig(
                 size=self.options.workers,
                 memory_mb=self.options.memory_mb,
@@ -151,9 +153,11 @@ class Scorer:
         source = iter(items)
         exhausted = False
         while True:
-            while not exhausted and (pool is None or pool.outstanding < capacity) and len(
-                ready
-            ) < 4 * capacity:
+            while (
+                not exhausted
+                and (pool is None or pool.outstanding < capacity)
+                and len(ready) < 4 * capacity
+            ):
                 item = next(source, None)
                 if item is None:
                     exhausted = True

@@ -87,5 +87,6 @@ def serve(conn: Connection, specs: dict[str, str], memory_mb: int, max_items: in
 def setup_failure(record: Record, exc: BaseException) -> Result:
     """The result for an item whose verifier could not be set up in this worker."""
     message = f"verifier {record.domain!r} failed to set up: {type(exc).__name__}: {exc}"
-    return Result(record.id, record.domain, Verdict.error(message), "", 0.0, record.group,
-                  record.meta)
+    return Result(
+        record.id, record.domain, Verdict.error(message), "", 0.0, record.group, record.meta
+    )

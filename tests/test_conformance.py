@@ -1,0 +1,50 @@
+"""Every registered verifier scores its own labelled fixtures as labelled.
+
+Gold answers must come out ``correct`` and known-bad ones must not; each case's
+``meta.expected_status`` is the exact status expected.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.records import RawRow
+from assay.registry import list_domains
+from assay.runner import Scorer
+
+
+def _cases() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for entry in list_domains():
+        path = entry.cls.fixtures
+        if path is None or not Path(path).exists():
+            continue
+        with Path(path).open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    out.append((entry.name, json.loads(line)))
+    return out
+
+
+CASES = _cases()
+
+
+def test_every_verifier_has_fixtures() -> None:
+    names = {name for name, _ in CASES}
+    assert names == {entry.name for entry in list_domains()}
+
+
+@pytest.fixture(scope="module")
+def verdicts(math_scorer: Scorer) -> dict[str, str]:
+    rows = [RawRow(i, case) for i, (_, case) in enumerate(CASES, start=1)]
+    return {r.id: r.status.value for r in math_scorer.score_rows(rows)}
+
+
+@pytest.mark.parametrize("case", [case for _, case in CASES], ids=[case["id"] for _, case in CASES])
+def test_fixture_case(verdicts: dict[str, str], case: dict[str, Any]) -> None:
+    expected = case["meta"]["expected_status"]
+    assert verdicts[case["id"]] == expected, case["meta"].get("note", "")

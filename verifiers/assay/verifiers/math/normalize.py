@@ -1,0 +1,271 @@
+"""String normalization of extracted answers, before any parsing.
+
+:func:`normalize_answer` rewrites the many ways of writing one answer into one canonical
+LaTeX-ish string: math delimiters and layout commands go, Unicode operators become LaTeX,
+``\\dfrac`` becomes ``\\frac``, thousands separators, units, currency and degree marks are
+dropped, ``\\text{}`` wrappers are unwrapped, and every percent sign is written ``\\%``.
+The percent sign itself is kept: whether ``50\\%`` may equal ``0.5`` is decided later.
+
+Everything here is pure ``re``/``str`` work on short strings (no sympy), so it is also the
+fast path: two answers whose :func:`string_key` agree are equal without parsing.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from assay.verifiers.math.scan import wrapped_by
+
+_UNICODE = str.maketrans(
+    {
+        "\u2212": "-",  # minus sign
+        "\u2010": "-",  # hyphen
+        "\u2011": "-",  # non-breaking hyphen
+        "\u2012": "-",  # figure dash
+        "\u2013": "-",  # en dash
+        "\u2014": "-",  # em dash
+        "\u2015": "-",  # horizontal bar
+        "\u2043": "-",  # hyphen bullet
+        "\ufe63": "-",  # small hyphen-minus
+        "\uff0d": "-",  # full-width hyphen-minus
+        "\u00d7": " \\times ",
+        "\u22c5": " \\cdot ",
+        "\u00b7": " \\cdot ",
+        "\u00f7": " \\div ",
+        "\u03c0": " \\pi ",
+        "\u221e": " \\infty ",
+        "\u221a": "\\sqrt",
+        "\u2264": " \\le ",
+        "\u2265": " \\ge ",
+        "\u2260": " \\ne ",
+        "\u222a": " \\cup ",
+        "\u2229": " \\cap ",
+        "\u2208": " \\in ",
+        "\u2205": " \\emptyset ",
+        "\u00b0": "^\\circ ",
+        "\u00b9": "^1",
+        "\u00b2": "^2",
+        "\u00b3": "^3",
+        "\u00bd": "1/2",
+        "\u2153": "1/3",
+        "\u00bc": "1/4",
+        "\u00be": "3/4",
+        "\u2044": "/",
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+        "\u200b": "",
+    }
+)
+
+_DELIMITERS = re.compile(r"\\[()\[\]]|\$")
+_LAYOUT = re.compile(
+    r"\\(?:left|right)\s*\.|\\(?:left|right|[bB]igg?[lrm]?)(?![a-zA-Z])"
+    r"|\\(?:display|text|script)style|\\limits|\\nonumber|\\notag"
+    r"|\\(?:hspace|vspace|phantom|hphantom|vphantom)\*?\s*\{[^{}]*\}"
+)
+_THIN_SPACE_IN_NUMBER = re.compile(r"(?<=\d)(?:\\[,!:;]|\{,\}|\\ )\s*(?=\d{3}(?!\d))")
+_SPACING = re.compile(
+    r"\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace|[,;:! ])(?![a-zA-Z])|~"
+)
+_COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"\\[dtc]frac(?![a-zA-Z])", r"\\frac"),
+        (r"\\[dt]binom(?![a-zA-Z])", r"\\binom"),
+        (r"\\(?:leqslant|leqq|leq)(?![a-zA-Z])", r"\\le"),
+        (r"\\(?:geqslant|geqq|geq)(?![a-zA-Z])", r"\\ge"),
+        (r"\\neq(?![a-zA-Z])", r"\\ne"),
+        (r"\\lt(?![a-zA-Z])", "<"),
+        (r"\\gt(?![a-zA-Z])", ">"),
+        (r"\\(?:infin|infinity)(?![a-zA-Z])", r"\\infty"),
+        (r"\\(?:lvert|rvert|vert)(?![a-zA-Z])", "|"),
+        (r"\\lbrace(?![a-zA-Z])", r"\\{"),
+        (r"\\rbrace(?![a-zA-Z])", r"\\}"),
+        (r"\\lbrack(?![a-zA-Z])", "["),
+        (r"\\rbrack(?![a-zA-Z])", "]"),
+        (r"\\langle(?![a-zA-Z])", "("),
+        (r"\\rangle(?![a-zA-Z])", ")"),
+        (r"\\(?:varnothing|emptyset)(?![a-zA-Z])|\\\{\s*\\\}", r"\\emptyset"),
+        (r"\\ast(?![a-zA-Z])", "*"),
+        (r"\\(?:dots|ldots|cdots)(?![a-zA-Z])", r"\\dots"),
+        (r"\\(?:iff|Leftrightarrow|Rightarrow|implies|to|rightarrow)(?![a-zA-Z])", r" \\to "),
+    )
+)
+_FRAC_SHORT = (
+    (re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])"), r"\\frac{\1}{\2}"),
+    (re.compile(r"\\frac\s*([0-9a-zA-Z])\s*\{"), r"\\frac{\1}{"),
+    (re.compile(r"\\frac\s*(\{[^{}]*\})\s*([0-9a-zA-Z])"), r"\\frac\1{\2}"),
+    (re.compile(r"\\sqrt\s*([0-9a-zA-Z])"), r"\\sqrt{\1}"),
+)
+_TEXT_COMMAND = (
+    r"\\(?:text|textbf|textit|textrm|textnormal|textsf|texttt|mathrm|mathbf|mathit|mathsf"
+    r"|mathtt|mbox|boldsymbol|bm|emph)\s*"
+)
+_TEXT_WRAPPER = re.compile(_TEXT_COMMAND + r"\{([^{}]*)\}")
+_TEXT_CONNECTIVE = re.compile(
+    r",?\s*" + _TEXT_COMMAND + r"\{\s*,?\s*(?:and|or)?\s*,?\s*\}\s*(?=\S)", re.IGNORECASE
+)
+_WORD_CONNECTIVE = re.compile(r"(?<=\S)\s*,?\s+(?:and|or)\s+(?=\S)", re.IGNORECASE)
+_PERCENT_WORD = re.compile(r"(?<=[\d}])\s*(?:percent|per\s+cent|pct)\b", re.IGNORECASE)
+_PERCENT = re.compile(r"\\?%")
+_CURRENCY = re.compile(r"[€£¥₹]|\\(?:euro|pounds|yen)(?![a-zA-Z])|^(?:USD|US|Rs\.?|INR|EUR)\s*")
+_DEGREE = re.compile(
+    r"\s*\^\s*\{?\s*\\circ\s*\}?(?:\s*(?:\\text\s*\{\s*[CF]\s*\}|[CF](?![A-Za-z])))?"
+    r"|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])"
+)
+_TRIG = re.compile(r"\\?(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
+_TRAILING_TEXT_UNIT = re.compile(
+    r"^(?P<body>.*?\S)\s*" + _TEXT_COMMAND + r"\{(?P<unit>[^{}]*)\}(?:\s*\^\s*\{?\d\}?)?\s*$"
+)
+_UNIT_TEXT = re.compile(r"^[\sA-Za-z./^\d-]*[A-Za-z][\sA-Za-z./^\d-]*$")
+_TRAILING_WORDS = re.compile(
+    r"^(?P<body>.*?[\d}%)])(?P<gap>\s*)(?P<unit>[A-Za-z]+\.?(?:\s*(?:[A-Za-z]+\.?|\^\{?\d\}?|/))*)\s*$"
+)
+_ATTACHED_UNITS = frozenset(
+    "cm mm km kg mg ml ft mph kmh kph hr hrs min mins sec secs cm2 m2 km2 cm3 m3".split()
+)
+_SINGLE_LETTER_UNITS = frozenset("m g s h l L K V W J N".split())
+_MATH_WORDS = frozenset(
+    "pi sqrt sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh log ln exp abs "
+    "inf infty infinity oo and or i e".split()
+)
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?!\d)")
+_SPACE_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+_WHITESPACE = re.compile(r"\s+")
+_TRAILING_PUNCT = re.compile(r"(?:\s|[.,;:!?]|\\\\)+$")
+_KEY_SPACE = re.compile(r"(?<![A-Za-z0-9])\s+|\s+(?![A-Za-z0-9])")
+
+
+def normalize_unicode(text: str) -> str:
+    """Map Unicode dashes, operators, superscripts and spaces to ASCII/LaTeX, then NFKC.
+
+    Example:
+        >>> normalize_unicode("\u22123 \u00d7 10\u00b2")
+        '-3  \\\\times  10^2'
+    """
+    return unicodedata.normalize("NFKC", text.translate(_UNICODE))
+
+
+def strip_layout(text: str) -> str:
+    """Drop math delimiters, ``\\left``/``\\right``, spacing and style commands."""
+    text = text.replace("\\$", " ")
+    text = _LAYOUT.sub("", text)
+    text = _DELIMITERS.sub(" ", text)
+    text = _THIN_SPACE_IN_NUMBER.sub("", text)
+    return _SPACING.sub(" ", text)
+
+
+def canonical_commands(text: str) -> str:
+    """Rewrite synonymous commands (``\\dfrac``, ``\\leq``, ``\\lvert``...) and shorthand.
+
+    Example:
+        >>> canonical_commands("\\\\dfrac12 + \\\\sqrt3")
+        '\\\\frac{1}{2} + \\\\sqrt{3}'
+    """
+    for pattern, replacement in _COMMANDS:
+        text = pattern.sub(replacement, text)
+    for pattern, replacement in _FRAC_SHORT:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def split_connectives(text: str) -> str:
+    """Turn ``\\text{ or }``, ``and``, ``or`` between two items into a comma."""
+    text = _TEXT_CONNECTIVE.sub(", ", text)
+    return _WORD_CONNECTIVE.sub(", ", text)
+
+
+def strip_units(text: str) -> str:
+    """Drop currency, degree marks and trailing unit words or ``\\text{unit}``.
+
+    Degree marks stay where a trigonometric function needs them (``\\sin 30^\\circ``).
+    """
+    text = _PERCENT_WORD.sub("\\%", text)
+    text = _CURRENCY.sub(" ", text).strip()
+    for _ in range(2):
+        text = _strip_trailing_text_unit(text)
+    if not _TRIG.search(text):
+        text = _DEGREE.sub(" ", text)
+    return _strip_trailing_unit_words(text.strip())
+
+
+def _strip_trailing_text_unit(text: str) -> str:
+    match = _TRAILING_TEXT_UNIT.match(text)
+    if match is None:
+        return text
+    unit = match.group("unit").strip()
+    if not _UNIT_TEXT.match(unit) or unit.lower() in ("or", "and"):
+        return text
+    return match.group("body").strip()
+
+
+def _strip_trailing_unit_words(text: str) -> str:
+    match = _TRAILING_WORDS.match(text)
+    if match is None:
+        return text
+    unit = match.group("unit")
+    words = re.findall(r"[A-Za-z]+", unit)
+    if any(word.lower() in _MATH_WORDS for word in words):
+        return text
+    if not match.group("gap"):
+        if unit.replace("^", "").replace(" ", "").lower() not in _ATTACHED_UNITS:
+            return text
+    elif len(words) == 1 and len(words[0]) == 1 and words[0] not in _SINGLE_LETTER_UNITS:
+        return text
+    return match.group("body").strip()
+
+
+def unwrap_text(text: str) -> str:
+    """Replace ``\\text{...}``-style wrappers (also ``\\mathrm``, ``\\mbox``...) by their content."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _TEXT_WRAPPER.sub(lambda m: m.group(1), text)
+    return text
+
+
+def collapse_thousands(text: str) -> str:
+    """Remove thousands separators: ``1,000,000`` and ``1 000 000`` become ``1000000``."""
+    text = text.replace("{,}", ",")
+    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    if _SPACE_THOUSANDS.match(text):
+        text = text.replace(" ", "")
+    return text
+
+
+def tidy(text: str) -> str:
+    """Collapse whitespace, drop trailing punctuation and braces around the whole string."""
+    text = _WHITESPACE.sub(" ", text).strip()
+    text = _TRAILING_PUNCT.sub("", text)
+    while wrapped_by(text, "{", "}"):
+        text = text[1:-1].strip()
+    return text
+
+
+def normalize_answer(text: str) -> str:
+    """Canonical form of an extracted answer or a gold answer.
+
+    Example:
+        >>> normalize_answer("$\\\\dfrac{1}{2}$")
+        '\\\\frac{1}{2}'
+        >>> normalize_answer("\\\\$1,000 dollars")
+        '1000'
+        >>> normalize_answer("50 percent")
+        '50\\\\%'
+    """
+    text = normalize_unicode(text)
+    text = strip_layout(text)
+    text = canonical_commands(text)
+    text = split_connectives(text)
+    text = _PERCENT.sub(lambda _: "\\%", text)
+    text = strip_units(text)
+    text = unwrap_text(text)
+    text = collapse_thousands(text)
+    return tidy(text)
+
+
+def string_key(normalized: str) -> str:
+    """Key of the exact-string fast path: spaces removed except between two word characters."""
+    return _KEY_SPACE.sub("", normalized)
