@@ -168,7 +168,8 @@ def _row_id(data: Mapping[str, Any], row: RawRow) -> str:
 
 def _reference(data: Mapping[str, Any]) -> JSON:
     if "reference" in data and data["reference"] is not None:
-        return data["reference"]
+        reference = data["reference"]
+        return _maybe_json(reference) if isinstance(reference, str) else reference
     reward_model = data.get("reward_model")
     if isinstance(reward_model, Mapping) and "ground_truth" in reward_model:
         truth = reward_model["ground_truth"]
@@ -181,7 +182,7 @@ def _reference(data: Mapping[str, Any]) -> JSON:
 
 
 def _maybe_json(text: str) -> JSON:
-    """verl stores structured ground truth (e.g. code tests) as a JSON string."""
+    """Decode a JSON object stored as a string (verl's code ground truth, Parquet columns)."""
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
         try:

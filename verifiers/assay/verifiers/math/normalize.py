@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from assay.verifiers.math.scan import wrapped_by
+from assay.verifiers.math.scan import find_top_level, wrapped_by
 
 _UNICODE = str.maketrans(
     {
@@ -67,7 +67,7 @@ _LAYOUT = re.compile(
 )
 _THIN_SPACE_IN_NUMBER = re.compile(r"(?<=\d)(?:\\[,!:;]|\{,\}|\\ )\s*(?=\d{3}(?!\d))")
 _SPACING = re.compile(
-    r"\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace|[,;:! ])(?![a-zA-Z])|~"
+    r"(?<!\\)\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace|[,;:! ])(?![a-zA-Z])|~"
 )
 _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), replacement)
@@ -116,25 +116,32 @@ _DEGREE = re.compile(
     r"|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])"
 )
 _TRIG = re.compile(r"\\?(?:sin|cos|tan|cot|sec|csc)(?![a-z])")
-_TRAILING_TEXT_UNIT = re.compile(
-    r"^(?P<body>.*?\S)\s*" + _TEXT_COMMAND + r"\{(?P<unit>[^{}]*)\}(?:\s*\^\s*\{?\d\}?)?\s*$"
+_TRAILING_TEXT_UNITS = re.compile(
+    r"^(?P<body>.*?[^\s/])\s*(?P<units>(?:"
+    + _TEXT_COMMAND
+    + r"\{[^{}]*\}(?:\s*\^\s*\{?-?\d\}?)?\s*(?:/|\\cdot)?\s*)+)$"
 )
-_UNIT_TEXT = re.compile(r"^[\sA-Za-z./^\d-]*[A-Za-z][\sA-Za-z./^\d-]*$")
+_LETTER = re.compile("[A-Za-z]")
+_UNIT_CONTENT = re.compile(_TEXT_COMMAND + r"\{([^{}]*)\}")
+_MARKDOWN_BOLD = re.compile(r"(?<![\w)])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w(])")
+_UNIT_TEXT = re.compile(r"^[\sA-Za-z./^\d-]*$")
 _TRAILING_WORDS = re.compile(
-    r"^(?P<body>.*?[\d}%)])(?P<gap>\s*)(?P<unit>[A-Za-z]+\.?(?:\s*(?:[A-Za-z]+\.?|\^\{?\d\}?|/))*)\s*$"
+    r"^(?P<body>.*?[\d}%)])(?P<gap>\s*)"
+    r"(?P<unit>[A-Za-z]+\.?(?:(?:\s+|\s*/\s*)[A-Za-z]+\.?|\s*\^\{?\d\}?)*)\s*$"
 )
-_ATTACHED_UNITS = frozenset(
-    "cm mm km kg mg ml ft mph kmh kph hr hrs min mins sec secs cm2 m2 km2 cm3 m3".split()
+_ATTACHED_UNITS_TEXT = "cm mm km kg mg ml ft mph kmh kph hr hrs min mins sec secs cm2 m2 cm3 m3"
+_ATTACHED_UNITS = frozenset(_ATTACHED_UNITS_TEXT.split())
+_SINGLE_LETTER_UNITS_TEXT = "m g s h l L K V W J N"
+_SINGLE_LETTER_UNITS = frozenset(_SINGLE_LETTER_UNITS_TEXT.split())
+_MATH_WORDS_TEXT = (
+    "pi sqrt sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh log ln exp "
+    "abs inf infty infinity oo and or i e"
 )
-_SINGLE_LETTER_UNITS = frozenset("m g s h l L K V W J N".split())
-_MATH_WORDS = frozenset(
-    "pi sqrt sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh log ln exp abs "
-    "inf infty infinity oo and or i e".split()
-)
-_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?!\d)")
+_MATH_WORDS = frozenset(_MATH_WORDS_TEXT.split())
+_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:,\d{3})+(?!\d|,\d)")
 _SPACE_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 _WHITESPACE = re.compile(r"\s+")
-_TRAILING_PUNCT = re.compile(r"(?:\s|[.,;:!?]|\\\\)+$")
+_TRAILING_PUNCT = re.compile(r"(?:\s|[.,;:?]|(?<=[A-Za-z])!|\\\\)+$")
 _KEY_SPACE = re.compile(r"(?<![A-Za-z0-9])\s+|\s+(?![A-Za-z0-9])")
 
 
@@ -149,7 +156,8 @@ def normalize_unicode(text: str) -> str:
 
 
 def strip_layout(text: str) -> str:
-    """Drop math delimiters, ``\\left``/``\\right``, spacing and style commands."""
+    """Drop math delimiters, markdown bold, ``\\left``/``\\right``, spacing and styles."""
+    text = _MARKDOWN_BOLD.sub(lambda m: m.group(1), text)
     text = text.replace("\\$", " ")
     text = _LAYOUT.sub("", text)
     text = _DELIMITERS.sub(" ", text)
@@ -184,20 +192,21 @@ def strip_units(text: str) -> str:
     """
     text = _PERCENT_WORD.sub("\\%", text)
     text = _CURRENCY.sub(" ", text).strip()
-    for _ in range(2):
-        text = _strip_trailing_text_unit(text)
+    text = _strip_trailing_text_units(text)
     if not _TRIG.search(text):
         text = _DEGREE.sub(" ", text)
     return _strip_trailing_unit_words(text.strip())
 
 
-def _strip_trailing_text_unit(text: str) -> str:
-    match = _TRAILING_TEXT_UNIT.match(text)
+def _strip_trailing_text_units(text: str) -> str:
+    """``5 \\text{ cm}^2`` and ``90 \\text{km}/\\text{h}`` lose their units."""
+    match = _TRAILING_TEXT_UNITS.match(text)
     if match is None:
         return text
-    unit = match.group("unit").strip()
-    if not _UNIT_TEXT.match(unit) or unit.lower() in ("or", "and"):
-        return text
+    for content in _UNIT_CONTENT.findall(match.group("units")):
+        unit = content.strip()
+        if not (_UNIT_TEXT.match(unit) and _LETTER.search(unit)) or unit.lower() in ("or", "and"):
+            return text
     return match.group("body").strip()
 
 
@@ -212,13 +221,13 @@ def _strip_trailing_unit_words(text: str) -> str:
     if not match.group("gap"):
         if unit.replace("^", "").replace(" ", "").lower() not in _ATTACHED_UNITS:
             return text
-    elif len(words) == 1 and len(words[0]) == 1 and words[0] not in _SINGLE_LETTER_UNITS:
+    elif any(len(word) == 1 and word not in _SINGLE_LETTER_UNITS for word in words):
         return text
     return match.group("body").strip()
 
 
 def unwrap_text(text: str) -> str:
-    """Replace ``\\text{...}``-style wrappers (also ``\\mathrm``, ``\\mbox``...) by their content."""
+    """Replace ``\\text{...}``-style wrappers (``\\mathrm``, ``\\mbox``...) by their content."""
     previous = None
     while previous != text:
         previous = text
@@ -227,21 +236,32 @@ def unwrap_text(text: str) -> str:
 
 
 def collapse_thousands(text: str) -> str:
-    """Remove thousands separators: ``1,000,000`` and ``1 000 000`` become ``1000000``."""
+    """Remove thousands separators: ``1,000,000`` and ``1 000 000`` become ``1000000``.
+
+    Only outside brackets, so the point ``(5,100)`` and the set ``\\{1,000\\}`` keep
+    their commas.
+    """
     text = text.replace("{,}", ",")
-    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    for match in reversed(find_top_level(text, _THOUSANDS)):
+        digits = match.group(0).replace(",", "")
+        text = text[: match.start()] + digits + text[match.end() :]
     if _SPACE_THOUSANDS.match(text):
         text = text.replace(" ", "")
     return text
 
 
 def tidy(text: str) -> str:
-    """Collapse whitespace, drop trailing punctuation and braces around the whole string."""
+    """Collapse whitespace, drop trailing punctuation, and braces or quotes around it all."""
     text = _WHITESPACE.sub(" ", text).strip()
     text = _TRAILING_PUNCT.sub("", text)
-    while wrapped_by(text, "{", "}"):
+    while wrapped_by(text, "{", "}") or _quoted(text):
         text = text[1:-1].strip()
     return text
+
+
+def _quoted(text: str) -> bool:
+    """``"0.5"`` or ``“yes”``: a whole answer in quotation marks."""
+    return len(text) >= 2 and (text[0], text[-1]) in (('"', '"'), ("“", "”"), ("'", "'"))
 
 
 def normalize_answer(text: str) -> str:
@@ -255,7 +275,7 @@ def normalize_answer(text: str) -> str:
         >>> normalize_answer("50 percent")
         '50\\\\%'
     """
-    text = normalize_unicode(text)
+    text = _WHITESPACE.sub(" ", normalize_unicode(text))
     text = strip_layout(text)
     text = canonical_commands(text)
     text = split_connectives(text)

@@ -1,0 +1,266 @@
+"""Equality of two scalars: exact when both are exact, relative tolerance otherwise.
+
+Plain numbers compare as :class:`~fractions.Fraction` (no sympy, no float). Expressions go
+through sympy with the cheapest decisive test first: structural identity, then numeric
+evaluation (which settles most unequal pairs), and only when two exact values agree to 30
+digits a symbolic proof (``doit``/``is_zero``, then ``simplify``). Expressions with free
+symbols are evaluated at deterministic pseudo-random points instead of being simplified.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from assay.verifiers.math.outcome import CompareOptions, Equivalence
+from assay.verifiers.math.scalar import sympy_errors
+from assay.verifiers.math.values import Expression, Number, Scalar, display
+
+DIGITS = 30
+"""Working precision (decimal digits) of numeric evaluation."""
+PROOF_DIGITS = 120
+"""Precision of the last-resort check when no symbolic proof settles two exact constants."""
+EXACT_TOLERANCE = Fraction(1, 10**20)
+"""Two exact constants closer than this (relatively) at 30 digits get a symbolic proof."""
+POINT_TOLERANCE = Fraction(1, 10**12)
+"""Relative tolerance of exact expressions evaluated at random points."""
+POINT_FLOOR = Fraction(1, 10**20)
+"""Absolute slack at random points, for values that are zero up to rounding."""
+POINT_COUNT = 5
+MIN_AGREEING_POINTS = 2
+MAX_SYMBOLS = 8
+SEED = 20240611
+
+
+def compare_scalars(gold: Scalar, answer: Scalar, options: CompareOptions) -> Equivalence:
+    """Compare two scalars, trying the ``percent_as_fraction`` readings when allowed."""
+    result: Equivalence | None = None
+    for gold_reading, answer_reading, note in _readings(gold, answer, options):
+        result = _compare(gold_reading, answer_reading, options.tolerance)
+        if result.equal:
+            return Equivalence(True, result.method, result.detail + note)
+    if result is None:  # unreachable: _readings always yields the plain reading first
+        raise RuntimeError("no reading to compare")
+    return result
+
+
+def _readings(
+    gold: Scalar, answer: Scalar, options: CompareOptions
+) -> Iterator[tuple[Scalar, Scalar, str]]:
+    yield gold, answer, ""
+    if options.percent_as_fraction:
+        if gold.percent:
+            yield _hundredth(gold), answer, " (gold percent read as a fraction)"
+        if answer.percent:
+            yield gold, _hundredth(answer), " (answer percent read as a fraction)"
+
+
+def _hundredth(value: Scalar) -> Scalar:
+    if isinstance(value, Number):
+        return Number(value.value / 100, value.exact)
+    import sympy
+
+    return Expression(value.expr / sympy.Integer(100), value.exact, source=value.source)
+
+
+def _compare(gold: Scalar, answer: Scalar, tolerance: Fraction) -> Equivalence:
+    exact = gold.exact and answer.exact
+    if isinstance(gold, Number) and isinstance(answer, Number):
+        return compare_fractions(gold.value, answer.value, exact, tolerance)
+    return compare_sympy(to_sympy(gold), to_sympy(answer), exact, tolerance)
+
+
+def to_sympy(value: Scalar) -> Any:
+    """The sympy form of a scalar (a plain number becomes an exact ``Rational``)."""
+    if isinstance(value, Expression):
+        return value.expr
+    import sympy
+
+    return sympy.Rational(value.value.numerator, value.value.denominator)
+
+
+def compare_fractions(
+    gold: Fraction, answer: Fraction, exact: bool, tolerance: Fraction
+) -> Equivalence:
+    """Exact equality when ``exact``, else ``|a - b| <= tolerance * max(|a|, |b|)``.
+
+    Example:
+        >>> tolerance = Fraction(1, 10**6)
+        >>> compare_fractions(Fraction(1, 10**7), Fraction(2, 10**7), False, tolerance).equal
+        False
+    """
+    if gold == answer:
+        return Equivalence(True, "numeric", "equal values")
+    if exact:
+        return Equivalence(
+            False, "numeric", f"exact values differ: {display(gold)} vs {display(answer)}"
+        )
+    scale = max(abs(gold), abs(answer))
+    relative = abs(gold - answer) / scale
+    equal = relative <= tolerance
+    sign = "<=" if equal else ">"
+    detail = f"relative difference {float(relative):.3g} {sign} tolerance {float(tolerance):g}"
+    return Equivalence(equal, "numeric", detail)
+
+
+def compare_sympy(gold: Any, answer: Any, exact: bool, tolerance: Fraction) -> Equivalence:
+    """Compare two sympy objects (expressions, or sets such as ``\\mathbb{R}``)."""
+    import sympy
+
+    if gold == answer:
+        return Equivalence(True, "symbolic", "identical expressions")
+    if exact and gold.is_Rational and answer.is_Rational:
+        return Equivalence(
+            False, "numeric", f"exact values differ: {display(gold)} vs {display(answer)}"
+        )
+    if isinstance(gold, sympy.Set) or isinstance(answer, sympy.Set):
+        return Equivalence(False, "symbolic", "different sets")
+    symbols = gold.free_symbols | answer.free_symbols
+    if symbols:
+        return compare_functions(gold, answer, exact, tolerance)
+    return compare_constants(gold, answer, exact, tolerance)
+
+
+def compare_constants(gold: Any, answer: Any, exact: bool, tolerance: Fraction) -> Equivalence:
+    """Compare two expressions without free symbols (``\\frac{\\sqrt{2}}{2}``, ``2^{100}+1``)."""
+    gold_value, answer_value = evaluate(gold), evaluate(answer)
+    if gold_value is None or answer_value is None:
+        return Equivalence(False, "symbolic", "a value is not a finite number")
+    if not exact:
+        return _tolerance_outcome(gold_value, answer_value, tolerance)
+    if not close(gold_value, answer_value, EXACT_TOLERANCE):
+        return Equivalence(
+            False, "numeric", f"values differ: {_show(gold_value)} vs {_show(answer_value)}"
+        )
+    proof = prove_zero(gold - answer)
+    if proof is not None:
+        detail = "difference simplifies to 0" if proof else "difference is not 0"
+        return Equivalence(proof, "symbolic", detail)
+    precise = evaluate(gold, PROOF_DIGITS), evaluate(answer, PROOF_DIGITS)
+    equal = None not in precise and close(precise[0], precise[1], Fraction(1, 10**100))
+    return Equivalence(
+        bool(equal), "numeric", f"no symbolic proof; agree to 100 digits: {bool(equal)}"
+    )
+
+
+def _tolerance_outcome(gold: Any, answer: Any, tolerance: Fraction) -> Equivalence:
+    equal = close(gold, answer, tolerance)
+    sign = "within" if equal else "beyond"
+    detail = f"{_show(gold)} vs {_show(answer)}: {sign} relative tolerance {float(tolerance):g}"
+    return Equivalence(equal, "numeric", detail)
+
+
+def prove_zero(difference: Any) -> bool | None:
+    """True/False when sympy can decide whether ``difference`` is zero, else None."""
+    import sympy
+
+    try:
+        decided = difference.is_zero
+        if decided is None:
+            decided = sympy.simplify(difference).is_zero
+    except sympy_errors():
+        return None
+    return None if decided is None else bool(decided)
+
+
+def compare_functions(gold: Any, answer: Any, exact: bool, tolerance: Fraction) -> Equivalence:
+    """Compare expressions with free symbols at deterministic pseudo-random points."""
+    symbols = sorted(gold.free_symbols | answer.free_symbols, key=str)
+    if len(symbols) > MAX_SYMBOLS:
+        return _symbolic_only(gold, answer)
+    point_tolerance = POINT_TOLERANCE if exact else tolerance
+    agreeing = 0
+    for point in sample_points(len(symbols)):
+        subs = dict(zip(symbols, point, strict=True))
+        gold_value, answer_value = evaluate(gold, DIGITS, subs), evaluate(answer, DIGITS, subs)
+        if gold_value is None and answer_value is None:
+            continue
+        if (
+            gold_value is None
+            or answer_value is None
+            or not close(gold_value, answer_value, point_tolerance, POINT_FLOOR)
+        ):
+            where = ", ".join(f"{s}={float(v):.4g}" for s, v in subs.items())
+            return Equivalence(False, "numeric", f"differ at {where}")
+        agreeing += 1
+    if agreeing < MIN_AGREEING_POINTS:
+        return _symbolic_only(gold, answer)
+    if exact and cheap_identity(gold, answer):
+        return Equivalence(True, "symbolic", "difference expands to 0")
+    return Equivalence(True, "numeric", f"agree at {agreeing} random points")
+
+
+def cheap_identity(gold: Any, answer: Any) -> bool:
+    """True when ``gold - answer`` expands or cancels to 0 (no ``simplify``)."""
+    import sympy
+
+    difference = gold - answer
+    try:
+        return bool(sympy.expand(difference) == 0 or sympy.cancel(difference) == 0)
+    except sympy_errors():
+        return False
+
+
+def _symbolic_only(gold: Any, answer: Any) -> Equivalence:
+    proof = prove_zero(gold - answer)
+    return Equivalence(proof is True, "symbolic", f"simplified difference is zero: {proof}")
+
+
+@lru_cache(maxsize=MAX_SYMBOLS + 1)
+def sample_points(count: int) -> tuple[tuple[Any, ...], ...]:
+    """``POINT_COUNT`` points of ``count`` rational coordinates in ±[0.3, 2.7] (fixed seed)."""
+    import sympy
+
+    generator = random.Random(SEED + count)
+    return tuple(
+        tuple(
+            sympy.Rational(generator.choice((-1, 1)) * generator.randint(30, 270), 100)
+            for _ in range(count)
+        )
+        for _ in range(POINT_COUNT)
+    )
+
+
+def evaluate(expr: Any, digits: int = DIGITS, subs: dict[Any, Any] | None = None) -> Any:
+    """The complex value of ``expr`` as an ``mpmath.mpc``, or None when it is not finite."""
+    mpmath = _mpmath()
+    import sympy
+
+    try:
+        value = expr.evalf(digits, subs=subs) if subs else expr.evalf(digits)
+        real, imaginary = value.as_real_imag()
+    except sympy_errors():
+        return None
+    if not (real.is_Number and imaginary.is_Number):
+        return None
+    if not (real.is_finite and imaginary.is_finite):
+        return None
+    with mpmath.workdps(digits + 10):
+        return mpmath.mpc(
+            mpmath.mpf(sympy.Float(real, digits)), mpmath.mpf(sympy.Float(imaginary, digits))
+        )
+
+
+def close(first: Any, second: Any, tolerance: Fraction, floor: Fraction = Fraction(0)) -> bool:
+    """``|a - b| <= tolerance * max(|a|, |b|) + floor`` in mpmath arithmetic."""
+    mpmath = _mpmath()
+
+    with mpmath.workdps(PROOF_DIGITS + 10):
+        relative = mpmath.mpf(tolerance.numerator) / tolerance.denominator
+        slack = mpmath.mpf(floor.numerator) / floor.denominator
+        return bool(abs(first - second) <= relative * max(abs(first), abs(second)) + slack)
+
+
+def _mpmath() -> Any:
+    import mpmath  # type: ignore[import-untyped]
+
+    return mpmath
+
+
+def _show(value: Any) -> str:
+    mpmath = _mpmath()
+
+    return str(mpmath.nstr(value, 12))

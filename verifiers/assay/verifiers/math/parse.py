@@ -1,0 +1,282 @@
+"""Reading a normalized answer string into a :data:`~assay.verifiers.math.values.Value`.
+
+The structure (lists, sets, tuples, intervals, unions, matrices, relations, choices, words)
+is read here with bracket-aware splitting, so ordered and unordered forms stay distinct;
+only the scalars at the leaves go to :func:`~assay.verifiers.math.scalar.parse_scalar`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from functools import lru_cache
+
+from assay.verifiers.math.scalar import AnswerParseError, is_exact, parse_scalar
+from assay.verifiers.math.scan import find_top_level, matching_close, split_top_level, wrapped_by
+from assay.verifiers.math.values import (
+    Choice,
+    Collection,
+    Expression,
+    Interval,
+    Matrix,
+    Number,
+    Relation,
+    Scalar,
+    Text,
+    Value,
+    assigned_value,
+)
+
+MAX_DEPTH = 24
+"""Deepest nesting of lists, sets and tuples that is read."""
+
+_CHOICE = re.compile(
+    r"^(?:\(?(?P<a>[A-J])\)|(?P<b>[A-J])|\((?P<c>[a-j])\)|\((?P<d>[A-J])\)\s+\S.*"
+    r"|(?P<e>[A-J])[.):]\s+\S.*)$"
+)
+_MEMBERSHIP = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(?P<rest>.+)$")
+_MATRIX = re.compile(
+    r"^\\begin\{(?P<env>[pbvBV]?matrix|smallmatrix|array)\}(?:\{[lcr|]*\})?(?P<body>.*)"
+    r"\\end\{(?P=env)\}$",
+    re.DOTALL,
+)
+_CUP = re.compile(r"\\cup(?![a-zA-Z])")
+_RELATION = re.compile(r"\\le(?![a-zA-Z])|\\ge(?![a-zA-Z])|\\ne(?![a-zA-Z])|<=|>=|!=|=|<|>")
+_RELATION_OPS = {"\\le": "<=", "\\ge": ">=", "\\ne": "!="}
+_PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
+_WORDS = re.compile(r"^[A-Za-z][A-Za-z' -]*$")
+_MATH_WORDS_TEXT = (
+    "pi sqrt sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh log ln exp "
+    "abs inf infty infinity oo"
+)
+_MATH_WORDS = frozenset(_MATH_WORDS_TEXT.split())
+_MIN_TEXT_WORD = 3
+_UNIT_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+)
+_UNITS = {word: value for value, word in enumerate(_UNIT_WORDS.split())}
+_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_TENS = {word: 20 + 10 * index for index, word in enumerate(_TENS_WORDS.split())}
+
+Reader = Callable[[str, int], Value | None]
+
+
+@lru_cache(maxsize=8192)
+def parse_answer(text: str) -> Value:
+    """Read a normalized answer (see :func:`~assay.verifiers.math.normalize.normalize_answer`).
+
+    Raises:
+        AnswerParseError: the text cannot be read as math or as a word answer.
+
+    Example:
+        >>> str(parse_answer("(1, 2]")), str(parse_answer("x = 1, 2"))
+        ('(1, 2]', '1, 2')
+    """
+    return _parse(text, 0)
+
+
+def _parse(text: str, depth: int) -> Value:
+    if depth > MAX_DEPTH:
+        raise AnswerParseError("nested too deeply")
+    text = text.strip()
+    if not text:
+        raise AnswerParseError("empty answer")
+    for reader in _READERS:
+        value = reader(text, depth)
+        if value is not None:
+            return value
+    scalar = parse_scalar(text)
+    return _sympy_matrix(scalar) or scalar
+
+
+def _sympy_matrix(scalar: Scalar) -> Matrix | None:
+    """A matrix the LaTeX parser built (``\\frac{1}{4}\\begin{pmatrix}...``) as a Matrix."""
+    if not isinstance(scalar, Expression) or not getattr(scalar.expr, "is_Matrix", False):
+        return None
+    rows = scalar.expr.tolist()
+    return Matrix(
+        tuple(
+            tuple(Expression(cell, is_exact(cell), source=str(cell)) for cell in row)
+            for row in rows
+        )
+    )
+
+
+def _scalar(text: str, depth: int) -> Scalar:
+    value = _parse(text, depth)
+    if not isinstance(value, Number | Expression):
+        raise AnswerParseError(f"expected a number or an expression, got {value}")
+    return value
+
+
+def _read_choice(text: str, depth: int) -> Value | None:
+    match = _CHOICE.match(text)
+    if match is None:
+        return None
+    letter = next(group for group in match.groups() if group)
+    return Choice(letter.upper())
+
+
+def _read_membership(text: str, depth: int) -> Value | None:
+    match = _MEMBERSHIP.match(text)
+    return None if match is None else _parse(match["rest"], depth + 1)
+
+
+def _read_matrix(text: str, depth: int) -> Value | None:
+    match = _MATRIX.match(text)
+    if match is None:
+        return None
+    lines = [line for line in match["body"].split("\\\\") if line.strip()]
+    rows = tuple(tuple(_scalar(cell, depth + 1) for cell in line.split("&")) for line in lines)
+    if not rows or len({len(row) for row in rows}) != 1:
+        raise AnswerParseError("matrix rows differ in length")
+    return Matrix(rows)
+
+
+def _read_union(text: str, depth: int) -> Value | None:
+    cups = find_top_level(text, _CUP)
+    if not cups:
+        return None
+    bounds = [0, *(m.start() for m in cups), len(text)]
+    pieces = [text[a:b].removeprefix("\\cup") for a, b in itertools.pairwise(bounds)]
+    parts = tuple(_as_interval(_parse(piece, depth + 1)) for piece in pieces)
+    return Collection(parts, "union")
+
+
+def _as_interval(value: Value) -> Value:
+    """A tuple ``(a, b)`` inside a union is the open interval."""
+    if isinstance(value, Collection) and value.collection == "tuple" and value.brackets == "()":
+        left, right = value.items if len(value.items) == 2 else (None, None)
+        if isinstance(left, Number | Expression) and isinstance(right, Number | Expression):
+            return Interval(left, right, left_open=True, right_open=True)
+    return value
+
+
+def _read_set(text: str, depth: int) -> Value | None:
+    if text == "\\emptyset":
+        return Collection((), "set")
+    if not wrapped_by(text, "\\{", "\\}"):
+        return None
+    inner = text[2:-2]
+    pieces = [piece for piece in split_top_level(inner, ",;") if piece.strip()]
+    return Collection(tuple(_parse(piece, depth + 1) for piece in pieces), "set")
+
+
+def _read_list(text: str, depth: int) -> Value | None:
+    pieces = [piece for piece in split_top_level(text, ",;") if piece.strip()]
+    if len(pieces) < 2:
+        return None
+    items = tuple(_parse(piece, depth + 1) for piece in pieces)
+    return Collection(_collapse_assignments(items), "list")
+
+
+def _collapse_assignments(items: tuple[Value, ...]) -> tuple[Value, ...]:
+    """``x = 1, 2`` and ``x = 1, x = 2`` are the list of values ``1, 2``."""
+    first = items[0]
+    if not isinstance(first, Relation) or assigned_value(first) is None:
+        return items
+    target = str(first.parts[0])
+    rest = items[1:]
+    if not any(isinstance(item, Relation) for item in rest):
+        return (first.parts[-1], *rest)
+    same_target = all(
+        isinstance(item, Relation)
+        and assigned_value(item) is not None
+        and str(item.parts[0]) == target
+        for item in rest
+    )
+    if same_target:
+        return tuple(item.parts[-1] for item in items if isinstance(item, Relation))
+    return items
+
+
+def _read_bracketed(text: str, depth: int) -> Value | None:
+    if text[0] not in "([" or text[-1] not in ")]" or matching_close(text, 0) != len(text) - 1:
+        return None
+    pieces = split_top_level(text[1:-1], ",")
+    if len(pieces) == 1:
+        return _parse(pieces[0], depth + 1)
+    items = tuple(_parse(piece, depth + 1) for piece in pieces)
+    brackets = text[0] + text[-1]
+    if len(items) == 2 and brackets != "()":
+        left, right = items
+        if isinstance(left, Number | Expression) and isinstance(right, Number | Expression):
+            return Interval(left, right, text[0] == "(", text[-1] == ")")
+    return Collection(items, "tuple", brackets)
+
+
+def _read_plus_minus(text: str, depth: int) -> Value | None:
+    signs = _PLUS_MINUS.findall(text)
+    if len(signs) != 1:
+        return None
+    plus = _PLUS_MINUS.sub("+", text)
+    minus = _PLUS_MINUS.sub("-", text)
+    if signs[0] == "\\mp":
+        plus, minus = minus, plus
+    return _parse(f"{plus}, {minus}", depth + 1)
+
+
+def _read_relation(text: str, depth: int) -> Value | None:
+    matches = find_top_level(text, _RELATION)
+    if not matches:
+        return None
+    bounds = [0, *(p for m in matches for p in (m.start(), m.end())), len(text)]
+    pieces = [text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
+    ops = [_RELATION_OPS.get(m.group(0), m.group(0)) for m in matches]
+    if not pieces[0].strip() and ops[0] == "=" and len(ops) == 1:
+        return _parse(pieces[1], depth + 1)
+    values = [_parse(piece, depth + 1) for piece in pieces]
+    scalars = tuple(v for v in values if isinstance(v, Number | Expression))
+    if len(scalars) == len(values):
+        return Relation(tuple(ops), scalars)
+    if ops == ["="] and re.search("[A-Za-z]", pieces[0]):
+        return values[1]  # "(x, y) = (1, 2)", "A^T = \\begin{pmatrix}...": the named value
+    raise AnswerParseError(f"cannot relate {', '.join(str(v) for v in values)}")
+
+
+def _read_text(text: str, depth: int) -> Value | None:
+    if not _WORDS.match(text):
+        return None
+    words = text.lower().replace("-", " ").split()
+    if any(word in _MATH_WORDS for word in words):
+        return None
+    number = number_from_words(words)
+    if number is not None:
+        return Number(Fraction(number))
+    if len(words) < 2 and len(words[0]) < _MIN_TEXT_WORD:
+        return None
+    return Text(" ".join(text.lower().split()))
+
+
+def number_from_words(words: list[str]) -> int | None:
+    """``twelve`` is 12, ``twenty one`` is 21 (0 to 99); None for other words.
+
+    Example:
+        >>> number_from_words(["forty", "two"]), number_from_words(["monday"])
+        (42, None)
+    """
+    if len(words) == 1 and words[0] in _UNITS:
+        return _UNITS[words[0]]
+    if 1 <= len(words) <= 2 and words[0] in _TENS:
+        if len(words) == 1:
+            return _TENS[words[0]]
+        if words[1] in _UNITS and 0 < _UNITS[words[1]] < 10:
+            return _TENS[words[0]] + _UNITS[words[1]]
+    return None
+
+
+_READERS: tuple[Reader, ...] = (
+    _read_choice,
+    _read_membership,
+    _read_matrix,
+    _read_union,
+    _read_set,
+    _read_list,
+    _read_bracketed,
+    _read_plus_minus,
+    _read_relation,
+    _read_text,
+)

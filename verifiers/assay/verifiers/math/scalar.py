@@ -1,0 +1,263 @@
+"""Reading one scalar (a number or an expression) from a normalized string.
+
+Plain numbers (``-12``, ``0.5``, ``3/4``, ``\\frac{3}{4}``, ``1.5e-7``, ``2 \\times 10^{5}``)
+are read with :class:`fractions.Fraction`, without sympy. Everything else goes through
+latex2sympy2_extended's ANTLR parser, which builds sympy objects and never evaluates text.
+Plain-text math (``sqrt(2)/2``, ``x**2``) is first checked against a whitelist of tokens and
+transliterated to LaTeX, so no string from a model ever reaches ``eval``, ``sympify`` or
+``parse_expr``.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from assay.verifiers.math.scan import depths, matching_close
+from assay.verifiers.math.values import Expression, Number, Scalar
+
+MAX_EXPONENT = 1000
+"""Largest power of ten a plain literal may carry (``1e999999`` is refused, not expanded)."""
+
+_DECIMAL = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+_SLASH = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+_FRAC = re.compile(r"^(?P<sign>[+-]?)\s*\\frac\{\s*(?P<num>[+-]?\d+)\s*\}\{\s*(?P<den>\d+)\s*\}$")
+_TIMES_TEN = re.compile(
+    r"^(?P<mantissa>[+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?:\\times|\\cdot|\*)\s*10\s*\^\s*"
+    r"(?:\{\s*(?P<braced>[+-]?\d+)\s*\}|(?P<bare>[+-]?\d))$"
+)
+_POWER = re.compile(
+    r"^(?P<sign>[+-]?)(?P<base>\d+)\s*\^\s*(?:\{\s*(?P<braced>[+-]?\d+)\s*\}|(?P<bare>\d))$"
+)
+_REPEATING = re.compile(
+    r"^(?P<sign>[+-]?)(?P<whole>\d*)\.(?P<fixed>\d*)\\overline\{(?P<cycle>\d+)\}$"
+)
+MAX_NESTING = 40
+"""Deepest bracket nesting handed to the LaTeX parser (its cost grows fast with depth)."""
+MAX_DIGITS = 4000
+"""Longest plain literal read (Python refuses to convert longer digit strings)."""
+_EXPONENT = re.compile(r"[eE]([+-]?\d+)$")
+_PERCENT_SUFFIX = re.compile(r"\s*\\%$")
+
+_PLAIN_TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]+|\*\*|[-+*/^()\[\]{}!.,|=<>_'\s]")
+_FUNCTION_NAMES = "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh log ln exp"
+_PLAIN_NAMES = {
+    "sqrt": "\\sqrt",
+    "abs": "\\abs",
+    "pi": "\\pi",
+    "inf": "\\infty",
+    "infty": "\\infty",
+    "infinity": "\\infty",
+    "oo": "\\infty",
+    **{name: "\\" + name for name in _FUNCTION_NAMES.split()},
+}
+_PLAIN_NAME = re.compile(r"(?<![\\A-Za-z])(" + "|".join(_PLAIN_NAMES) + r")(?![A-Za-z])")
+_MAX_IMPLICIT_PRODUCT = 3
+
+
+class AnswerParseError(ValueError):
+    """An answer cannot be read as math; the message says why."""
+
+
+def parse_number(text: str) -> Number | None:
+    """Read a plain numeric literal exactly, or return None when ``text`` is not one.
+
+    Example:
+        >>> parse_number("-\\\\frac{3}{4}"), parse_number("0.5").exact
+        (Number(value=Fraction(-3, 4), exact=True, percent=False, kind='number'), False)
+    """
+    percent = _PERCENT_SUFFIX.search(text)
+    body = text[: percent.start()] if percent else text
+    body = body.strip()
+    if len(body) > MAX_DIGITS:
+        raise AnswerParseError(f"answer too long: {len(body)} characters")
+    value = _literal_value(body)
+    if value is None:
+        return None
+    number, exact = value
+    return Number(number, exact=exact, percent=percent is not None)
+
+
+def _literal_value(body: str) -> tuple[Fraction, bool] | None:
+    if _DECIMAL.match(body):
+        _check_exponent(body)
+        return Fraction(body), not any(c in body for c in ".eE")
+    if _SLASH.match(body):
+        numerator, denominator = body.split("/")
+        if int(denominator) == 0:
+            return None
+        return Fraction(int(numerator), int(denominator)), True
+    frac = _FRAC.match(body)
+    if frac is not None:
+        if int(frac["den"]) == 0:
+            return None
+        value = Fraction(int(frac["num"]), int(frac["den"]))
+        return (-value if frac["sign"] == "-" else value), True
+    power = _POWER.match(body)
+    if power is not None:
+        return _integer_power(power)
+    repeating = _REPEATING.match(body)
+    if repeating is not None:
+        return _repeating_decimal(repeating), True
+    power = _TIMES_TEN.match(body)
+    if power is not None:
+        exponent = int(power["braced"] or power["bare"])
+        if abs(exponent) > MAX_EXPONENT:
+            raise AnswerParseError(f"power of ten too large: {exponent}")
+        mantissa = power["mantissa"]
+        return Fraction(mantissa) * Fraction(10) ** exponent, "." not in mantissa
+    return None
+
+
+def _integer_power(power: re.Match[str]) -> tuple[Fraction, bool] | None:
+    """``2^{10}``, ``10^{-7}``, ``-3^2`` (the sign applies to the power) when not too long."""
+    exponent = int(power["braced"] or power["bare"])
+    if abs(exponent) * len(power["base"]) > MAX_DIGITS or power["base"].strip("0") == "":
+        return None
+    value = Fraction(int(power["base"])) ** exponent
+    return (-value if power["sign"] == "-" else value), True
+
+
+def _repeating_decimal(match: re.Match[str]) -> Fraction:
+    """``0.\\overline{3}`` is exactly 1/3, ``0.1\\overline{6}`` is 1/6."""
+    fixed, cycle = match["fixed"], match["cycle"]
+    value = Fraction(int(match["whole"] or "0"))
+    if fixed:
+        value += Fraction(int(fixed), 10 ** len(fixed))
+    value += Fraction(int(cycle), (10 ** len(cycle) - 1) * 10 ** len(fixed))
+    return -value if match["sign"] == "-" else value
+
+
+def _check_exponent(body: str) -> None:
+    match = _EXPONENT.search(body)
+    if match is not None and abs(int(match.group(1))) > MAX_EXPONENT:
+        raise AnswerParseError(f"exponent too large: {match.group(1)}")
+
+
+def to_latex(text: str) -> str:
+    """Transliterate plain-text math to LaTeX after checking its tokens against a whitelist.
+
+    Raises:
+        AnswerParseError: a character or word outside the whitelist.
+
+    Example:
+        >>> to_latex("sqrt(2)/2 + x**2")
+        '\\\\sqrt{2}/2 + x^2'
+    """
+    if "\\" not in text:
+        _check_plain_tokens(text)
+    text = text.replace("**", "^")
+    text = _PLAIN_NAME.sub(lambda m: _PLAIN_NAMES[m.group(1)], text)
+    text = _brace_call(text, "\\sqrt", "\\sqrt{", "}")
+    return _brace_call(text, "\\abs", "|", "|")
+
+
+def _check_plain_tokens(text: str) -> None:
+    position = 0
+    for match in _PLAIN_TOKEN.finditer(text):
+        if match.start() != position:
+            raise AnswerParseError(f"unexpected character {text[position]!r}")
+        word = match.group(0)
+        if word.isalpha() and word not in _PLAIN_NAMES and len(word) > _MAX_IMPLICIT_PRODUCT:
+            raise AnswerParseError(f"unknown word {word!r}")
+        position = match.end()
+    if position != len(text):
+        raise AnswerParseError(f"unexpected character {text[position]!r}")
+
+
+def _brace_call(text: str, name: str, opener: str, closer: str) -> str:
+    """Rewrite ``name(...)`` as ``opener ... closer`` (``\\sqrt(2)`` -> ``\\sqrt{2}``)."""
+    start = text.find(name + "(")
+    while start != -1:
+        paren = start + len(name)
+        close = matching_close(text, paren)
+        if close is None:
+            raise AnswerParseError(f"unbalanced parenthesis after {name}")
+        text = text[:start] + opener + text[paren + 1 : close] + closer + text[close + 1 :]
+        start = text.find(name + "(")
+    return text
+
+
+def parse_scalar(text: str) -> Scalar:
+    """Read one number or expression.
+
+    Raises:
+        AnswerParseError: ``text`` is not a well-formed scalar.
+    """
+    number = parse_number(text)
+    if number is not None:
+        return number
+    percent = _PERCENT_SUFFIX.search(text)
+    body = text[: percent.start()].strip() if percent else text
+    expr = parse_latex(to_latex(body))
+    return Expression(expr, exact=is_exact(expr), percent=percent is not None, source=text)
+
+
+@lru_cache(maxsize=4096)
+def parse_latex(latex: str) -> Any:
+    """Parse LaTeX into a sympy object with latex2sympy2_extended (``i`` is the imaginary unit).
+
+    Raises:
+        AnswerParseError: the parser rejects the text, or it is not a scalar or a set.
+    """
+    import sympy
+    from latex2sympy2_extended import latex2sympy
+
+    if max(depths(latex), default=0) > MAX_NESTING:
+        raise AnswerParseError(f"brackets nested more than {MAX_NESTING} deep")
+    try:
+        expr = latex2sympy(latex, is_real=True, convert_degrees=True, normalization_config=None)
+    except Exception as exc:  # the parser raises bare Exception: a typed parse failure
+        raise AnswerParseError(f"not valid LaTeX math: {_first_line(exc)}") from exc
+    if not isinstance(expr, (sympy.Expr, sympy.Set)) or isinstance(expr, sympy.Tuple):
+        raise AnswerParseError(f"not a scalar: {type(expr).__name__}")
+    imaginary = [s for s in expr.free_symbols if s.name == "i"]
+    if imaginary:
+        expr = expr.xreplace({s: sympy.I for s in imaginary})
+    return evaluated(expr)
+
+
+def evaluated(expr: Any) -> Any:
+    """``expr.doit()``: evaluate what the parser left unevaluated (``2^{10}``, ``\\binom{5}{2}``).
+
+    When sympy cannot evaluate a part, the expression is kept as parsed.
+    """
+    try:
+        return expr.doit()
+    except sympy_errors():
+        return expr
+
+
+def sympy_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions sympy raises when an operation is undefined or unsupported for its input."""
+    from sympy.polys.polyerrors import BasePolynomialError
+
+    return (
+        ArithmeticError,
+        TypeError,
+        ValueError,
+        NotImplementedError,
+        AttributeError,
+        RecursionError,
+        BasePolynomialError,
+    )
+
+
+def is_exact(expr: Any) -> bool:
+    """False when ``expr`` holds a floating-point literal."""
+    import sympy
+
+    return not expr.atoms(sympy.Float)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def warm_up() -> None:
+    """Import sympy and latex2sympy2_extended and run the parser once over typical forms."""
+    for latex in ("\\frac{\\sqrt{2}}{2}", "x^2+2x+1", "3+4i", "\\sin(x)", "2\\pi r"):
+        parse_latex(latex)
