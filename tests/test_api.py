@@ -12,7 +12,12 @@ from assay.types import Result, Status
 
 def test_score_list_of_dicts_keeps_order() -> None:
     rows = [
-        {"id": str(i), "domain": "math", "response": f"\\boxed{{{i}}}", "reference": {"answer": "3"}}
+        {
+            "id": str(i),
+            "domain": "math",
+            "response": f"\\boxed{{{i}}}",
+            "reference": {"answer": "3"},
+        }
         for i in range(6)
     ]
     results = assay.score(rows, workers=2)

@@ -188,8 +188,9 @@ def test_verify_bare_string_reference() -> None:
 
 def test_domains_lists_versions() -> None:
     proc = run("domains", "--json")
-    rows = json.loads(proc.stdout)
-    assert {"name": "math"}.items() <= rows[0].items() and rows[0]["version"]
+    rows = {row["name"]: row for row in json.loads(proc.stdout)}
+    assert set(rows) >= {"math", "code"}
+    assert rows["math"]["version"] and "lighteval/MATH" in rows["math"]["data_sources"]
 
 
 def test_help_explains_statuses() -> None:

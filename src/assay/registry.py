@@ -19,6 +19,7 @@ from assay.verifier import Verifier
 ENTRY_POINT_GROUP = "assay.verifiers"
 
 BUILTINS: dict[str, str] = {
+    "code": "assay.domains.code.verifier:CodeVerifier",
     "math": "assay.domains.math.verifier:MathVerifier",
 }
 

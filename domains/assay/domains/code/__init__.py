@@ -1,0 +1,1 @@
+"""The code domain: generated programs run against tests in a hostile-code sandbox."""

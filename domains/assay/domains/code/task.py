@@ -1,0 +1,171 @@
+"""The code task format (the ``reference`` of a ``code`` record), validated into a typed task."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.errors import MalformedTaskError
+
+MODES = ("tests", "test_cases", "stdio", "pytest", "repo")
+REPO_ROOTS_ENV = "ASSAY_DATA_ROOTS"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeTask:
+    """A validated code reference.
+
+    Attributes:
+        mode: One of :data:`MODES`.
+        spec: The mode's payload (test source, cases, or repo path).
+        entry_point: Function name for the ``tests`` and ``test_cases`` modes.
+        timeout_s: Wall-clock limit per test unit.
+        memory_mb: Address-space limit of the candidate's processes.
+        all_or_nothing: Any failed unit scores the whole task 0.
+        fail_to_pass: Repo mode: tests the patch must make pass.
+        pass_to_pass: Repo mode: tests that must keep passing.
+        reference_time_s: Optional CPU time of the reference solution, for a runtime budget.
+        time_budget_factor: The budget is ``factor * reference_time_s``.
+        ruff_weight: Share of the score given to ruff's static-analysis score.
+        float_tolerance: Relative tolerance for float comparisons (and stdout tokens if set).
+    """
+
+    mode: str
+    spec: Any
+    entry_point: str | None = None
+    timeout_s: float = 5.0
+    memory_mb: int = 512
+    all_or_nothing: bool = False
+    fail_to_pass: tuple[str, ...] = ()
+    pass_to_pass: tuple[str, ...] = ()
+    reference_time_s: float | None = None
+    time_budget_factor: float = 5.0
+    ruff_weight: float = 0.0
+    float_tolerance: float | None = None
+
+    @property
+    def unit_count_hint(self) -> int:
+        if self.mode in ("test_cases", "stdio"):
+            return len(self.spec)
+        if self.mode == "repo":
+            return len(self.fail_to_pass) + len(self.pass_to_pass)
+        return 1
+
+
+def _number(reference: Mapping[str, Any], key: str, default: float, low: float = 0.0) -> float:
+    value = reference.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise MalformedTaskError(f"{key} must be a number, got {value!r}")
+    if value < low:
+        raise MalformedTaskError(f"{key} must be at least {low}, got {value!r}")
+    return float(value)
+
+
+def _strings(reference: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = reference.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise MalformedTaskError(f"{key} must be a list of test ids")
+    return tuple(value)
+
+
+def parse_task(reference: Any, repo_base: Path) -> CodeTask:
+    """Validate a code reference.
+
+    Raises:
+        MalformedTaskError: not exactly one mode, or a mode's payload has the wrong shape.
+    """
+    if not isinstance(reference, Mapping):
+        raise MalformedTaskError(
+            f"code reference must be an object, got {type(reference).__name__}"
+        )
+    language = reference.get("language", "python")
+    if language != "python":
+        raise MalformedTaskError(f"language {language!r} is not supported (python only)")
+    present = [m for m in MODES if reference.get(m) not in (None, "", [])]
+    if len(present) != 1:
+        found = ", ".join(present) or "none"
+        raise MalformedTaskError(f"give exactly one of {', '.join(MODES)} (found: {found})")
+    mode = present[0]
+    spec = _spec(mode, reference[mode], repo_base)
+    entry_point = reference.get("entry_point")
+    if mode in ("tests", "test_cases") and (not isinstance(entry_point, str) or not entry_point):
+        raise MalformedTaskError(f"mode {mode!r} needs an 'entry_point' (the function's name)")
+    fail_to_pass = _strings(reference, "fail_to_pass")
+    if mode == "repo" and not fail_to_pass:
+        raise MalformedTaskError("a repo task needs a non-empty fail_to_pass list")
+    reference_time = reference.get("reference_time_s")
+    return CodeTask(
+        mode=mode,
+        spec=spec,
+        entry_point=entry_point if isinstance(entry_point, str) else None,
+        timeout_s=_number(reference, "timeout_s", 5.0, low=0.05),
+        memory_mb=int(_number(reference, "memory_mb", 512, low=64)),
+        all_or_nothing=reference.get("all_or_nothing") is True,
+        fail_to_pass=fail_to_pass,
+        pass_to_pass=_strings(reference, "pass_to_pass"),
+        reference_time_s=None
+        if reference_time is None
+        else _number(reference, "reference_time_s", 0.0),
+        time_budget_factor=_number(reference, "time_budget_factor", 5.0, low=1.0),
+        ruff_weight=min(_number(reference, "ruff_weight", 0.0), 1.0),
+        float_tolerance=None
+        if reference.get("float_tolerance") is None
+        else _number(reference, "float_tolerance", 0.0),
+    )
+
+
+def _spec(mode: str, value: Any, repo_base: Path) -> Any:
+    if mode in ("tests", "pytest"):
+        if not isinstance(value, str):
+            raise MalformedTaskError(f"{mode} must be Python source text")
+        return value
+    if mode == "test_cases":
+        if not isinstance(value, list) or not all(isinstance(c, Mapping) for c in value):
+            raise MalformedTaskError("test_cases must be a list of {args, kwargs, expected}")
+        for case in value:
+            if "expected" not in case:
+                raise MalformedTaskError("every test case needs an 'expected' value")
+            if not isinstance(case.get("args", []), list) or not isinstance(
+                case.get("kwargs", {}), Mapping
+            ):
+                raise MalformedTaskError("test case args must be a list and kwargs an object")
+        return value
+    if mode == "stdio":
+        if not isinstance(value, list) or not all(
+            isinstance(c, Mapping)
+            and isinstance(c.get("stdin", ""), str)
+            and isinstance(c.get("stdout"), str)
+            for c in value
+        ):
+            raise MalformedTaskError("stdio must be a list of {stdin, stdout} strings")
+        return value
+    return _repo_path(value, repo_base)
+
+
+def _repo_path(value: Any, repo_base: Path) -> Path:
+    """A repo path, which must resolve inside the project or an allowed data root."""
+    if not isinstance(value, str):
+        raise MalformedTaskError("repo must be a path")
+    path = Path(value)
+    candidates = [path] if path.is_absolute() else [repo_base / path, Path.cwd() / path]
+    roots = [repo_base.resolve(), *_data_roots()]
+    for candidate in candidates:
+        resolved = candidate.resolve()
+        if resolved.is_dir() and any(resolved.is_relative_to(root) for root in roots):
+            return resolved
+    raise MalformedTaskError(
+        f"repo {value!r} is not a directory under the project or an allowed data root "
+        f"(set {REPO_ROOTS_ENV} to a ':'-separated list of roots)"
+    )
+
+
+def _data_roots() -> list[Path]:
+    import os
+
+    raw = os.environ.get(REPO_ROOTS_ENV, "")
+    return [Path(p).resolve() for p in raw.split(":") if p]

@@ -1,0 +1,85 @@
+"""HumanEval-style ``check(candidate)`` tests, run in the trusted process.
+
+The test module is trusted (it comes from the reference). Its top-level code runs here; then
+each top-level statement of ``check``'s body runs in turn with ``candidate`` bound to a
+:class:`~assay.verifiers.code.remote.RemoteFunction`. Each statement that contains an ``assert``
+is one test unit: it passes when it runs to the end. Expected values never leave this process.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from assay.verifiers.code.remote import CallLog, RemoteFunction, Session
+from assay.verifiers.code.units import Unit
+
+from assay.errors import MalformedTaskError
+
+
+def _check_function(tree: ast.Module) -> ast.FunctionDef:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "check":
+            return node
+    raise MalformedTaskError("HumanEval tests must define check(candidate)")
+
+
+def _has_assert(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Assert) for n in ast.walk(node))
+
+
+def run_check(tests: str, entry_point: str, session: Session) -> list[Unit]:
+    """Run ``check(candidate)`` statement by statement against the sandboxed candidate."""
+    try:
+        tree = ast.parse(tests)
+    except SyntaxError as exc:
+        raise MalformedTaskError(f"the tests do not parse: {exc}") from exc
+    check = _check_function(tree)
+    if not check.args.args:
+        raise MalformedTaskError("check() must take the candidate as its first argument")
+    namespace: dict[str, Any] = {"__name__": "assay_check"}
+    prelude = ast.Module(body=[n for n in tree.body if n is not check], type_ignores=[])
+    exec(compile(prelude, "<tests>", "exec"), namespace)  # trusted test code
+    log = CallLog()
+    namespace[check.args.args[0].arg] = RemoteFunction(session, entry_point, log)
+    statements = check.body if any(_has_assert(s) for s in check.body) else []
+    if not statements:  # no assert at all: the whole check is one unit
+        return [_run(check, namespace, log, "check", whole=True)]
+    units = []
+    for statement in statements:
+        unit = _run(statement, namespace, log, f"check:{statement.lineno}")
+        if _has_assert(statement):
+            units.append(unit)
+    return units
+
+
+def _run(
+    node: ast.stmt, namespace: dict[str, Any], log: CallLog, name: str, whole: bool = False
+) -> Unit:
+    start = len(log.outcomes)
+    body: list[ast.stmt] = [node]
+    if whole and isinstance(node, ast.FunctionDef):
+        argument = ast.Name(node.args.args[0].arg, ast.Load())
+        body = [node, ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))]
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    try:
+        code = compile(module, "<tests>", "exec")
+    except SyntaxError as exc:  # e.g. `return` at the top of check's body
+        return Unit(name, False, f"cannot run this test statement on its own: {exc.msg}")
+    passed, message = True, ""
+    try:
+        exec(code, namespace)  # trusted test code; the candidate is only reached by proxy
+    except AssertionError as exc:
+        passed, message = False, f"assertion failed {exc}".strip()
+    except Exception as exc:  # any error of the statement fails this unit only
+        passed, message = False, f"{type(exc).__name__}: {exc}"
+    calls = log.outcomes[start:]
+    return Unit(
+        name,
+        passed,
+        message,
+        wall_s=sum(c.usage.wall_s for c in calls),
+        cpu_s=sum(c.usage.cpu_s for c in calls),
+        peak_rss_bytes=max((c.usage.peak_rss_bytes for c in calls), default=0),
+        evidence={"calls": len(calls)},
+    )

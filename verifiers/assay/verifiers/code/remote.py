@@ -1,0 +1,293 @@
+"""Trusted-side stand-ins for the candidate's functions: calls cross into the sandbox as data.
+
+Test code (HumanEval ``check``, a pytest file) runs in the trusted process, where the
+candidate's code never runs. Each call of a candidate function is sent to the sandbox session
+with plain-data arguments; the result comes back as plain data (the sandbox's codec rebuilds
+builtin types only), so an object whose ``__eq__`` always returns ``True``, a ``str`` subclass
+or a patched builtin never reaches the comparison. Exceptions come back by type name and are
+raised here as the builtin exception of that name, so ``pytest.raises(ValueError)`` works.
+"""
+
+from __future__ import annotations
+
+import builtins
+import marshal
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from assay.verifiers.sandbox import CallOutcome, CallStatus
+
+from assay.errors import ConfigError
+
+
+class CandidateFailure(Exception):  # noqa: N818 - reads as what happened in a test report
+    """The candidate's call returned no value: it crashed, timed out, or returned an object."""
+
+
+class Session(Protocol):
+    def call(
+        self, name: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> CallOutcome: ...
+
+
+@dataclass
+class CallLog:
+    """Every call made through the proxies of one run, for resource checks and audits."""
+
+    outcomes: list[CallOutcome] = field(default_factory=list)
+
+    @property
+    def cpu_s(self) -> float:
+        return sum(o.usage.cpu_s for o in self.outcomes)
+
+    @property
+    def wall_s(self) -> float:
+        return sum(o.usage.wall_s for o in self.outcomes)
+
+    @property
+    def peak_rss_bytes(self) -> int:
+        return max((o.usage.peak_rss_bytes for o in self.outcomes), default=0)
+
+
+HANDLE_KEY = "\x00h"
+TYPE_KEY = "\x00t"
+EXCEPTION_KEY = "\x00e"
+FUNCTION_KEY = "\x00f"
+BUILTIN_KEY = "\x00b"
+ITERATOR_KEY = "\x00i"
+_BUILTIN_CALLABLES = (
+    types.BuiltinFunctionType,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.ClassMethodDescriptorType,
+    type,
+)
+_NOT_REBUILT = (AssertionError, StopIteration, SystemExit, KeyboardInterrupt, GeneratorExit)
+
+
+class _ExceptionClasses:
+    """Trusted stand-ins for the candidate's exception classes, one per name.
+
+    ``pytest.raises(solution.InsufficientFunds)`` and ``pytest.raises(ValueError)`` both work:
+    the stand-in has the candidate's class name and derives from the nearest builtin exception
+    class the candidate's class derives from; a raise in the sandbox is re-raised here as it.
+    """
+
+    def __init__(self) -> None:
+        self._classes: dict[str, type[Exception]] = {}
+
+    def get(self, name: str, bases: tuple[str, ...]) -> type[Exception]:
+        builtin = getattr(builtins, name, None)
+        if (
+            isinstance(builtin, type)
+            and issubclass(builtin, Exception)
+            and builtin not in _NOT_REBUILT
+        ):
+            return builtin
+        if name not in self._classes:
+            base: type[Exception] = Exception
+            for candidate in bases:
+                kind = getattr(builtins, candidate, None)
+                if (
+                    isinstance(kind, type)
+                    and issubclass(kind, Exception)
+                    and kind not in _NOT_REBUILT
+                ):
+                    base = kind
+                    break
+            self._classes[name] = type(name, (base,), {"__module__": "solution"})
+        return self._classes[name]
+
+    def rebuild(self, outcome: CallOutcome) -> BaseException:
+        name = outcome.exception_type or "Exception"
+        message = outcome.exception_message or ""
+        builtin = getattr(builtins, name, None)
+        if isinstance(builtin, type) and builtin in _NOT_REBUILT:
+            return CandidateFailure(f"the candidate raised {name}: {message}")
+        kind = self.get(name.rsplit(".", 1)[-1], outcome.exception_bases)
+        try:
+            return kind(message)
+        except Exception:  # a builtin exception with an unusual constructor
+            return CandidateFailure(f"{name}: {message}")
+
+
+class _Channel:
+    """Requests by handle to one sandbox session, with every outcome logged."""
+
+    def __init__(self, session: Session, log: CallLog) -> None:
+        self.session = session
+        self.log = log
+        self.exceptions = _ExceptionClasses()
+
+    def request(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Any:
+        try:
+            outcome = self.session.call(op, _wrap(args), _wrap(kwargs or {}))
+        except (TypeError, ValueError, ConfigError) as exc:  # arguments that are not plain data
+            raise CandidateFailure(f"cannot send these arguments to the candidate: {exc}") from None
+        self.log.outcomes.append(outcome)
+        if outcome.status is CallStatus.OK:
+            return self.rebuild(outcome.value)
+        if outcome.status is CallStatus.EXCEPTION:
+            raise self.exceptions.rebuild(outcome)
+        detail = outcome.detail or outcome.exception_message or ""
+        raise CandidateFailure(f"{outcome.status.value} {detail}".strip())
+
+    def rebuild(self, value: Any, depth: int = 0) -> Any:
+        """Turn handle markers into :class:`RemoteObject` stand-ins."""
+        kind = type(value)
+        if kind is dict:
+            if set(value) == {HANDLE_KEY, TYPE_KEY} and type(value[HANDLE_KEY]) is int:
+                return RemoteObject(self, value[HANDLE_KEY], str(value[TYPE_KEY]))
+            if set(value) == {EXCEPTION_KEY} and type(value[EXCEPTION_KEY]) is list:
+                names = [str(n) for n in value[EXCEPTION_KEY]] or ["Exception"]
+                return self.exceptions.get(names[0], tuple(names[1:]))
+            return {k: self.rebuild(v, depth + 1) for k, v in value.items()}
+        if kind in (list, tuple) and depth < 50:
+            return kind(self.rebuild(v, depth + 1) for v in value)
+        return value
+
+
+def _wrap(value: Any, depth: int = 0) -> Any:
+    """Replace stand-ins in outgoing arguments by their handle markers."""
+    if isinstance(value, RemoteObject):
+        return {HANDLE_KEY: object.__getattribute__(value, "_handle")}
+    if isinstance(value, _BUILTIN_CALLABLES):
+        name = _builtin_name(value)
+        if name is not None:
+            return {BUILTIN_KEY: name}
+    if isinstance(value, Iterator) and not isinstance(value, str | bytes):
+        return {ITERATOR_KEY: [_wrap(v, depth + 1) for v in value]}  # a test's iterator, drained
+    if isinstance(value, types.FunctionType) and not value.__closure__:
+        # a plain function of the trusted tests (a key= or callback) travels as its code
+        return {FUNCTION_KEY: marshal.dumps(value.__code__)}
+    kind = type(value)
+    if kind in (list, tuple) and depth < 50:
+        return kind(_wrap(v, depth + 1) for v in value)
+    if kind is dict and depth < 50:
+        return {k: _wrap(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def _builtin_name(value: Any) -> str | None:
+    """``"str.lower"`` for a builtin callable that the sandbox can look up by that name."""
+    name = getattr(value, "__qualname__", None)
+    if not isinstance(name, str):
+        return None
+    found: Any = builtins
+    for part in name.split("."):
+        found = getattr(found, part, None)
+    return name if found is value else None
+
+
+class RemoteObject:
+    """A candidate object that stays in the sandbox; attribute reads and calls are requests.
+
+    Equality is identity: ``==`` is never delegated to the candidate (an object whose
+    ``__eq__`` always returns ``True`` must not pass a test). Compare data instead: returned
+    values, attributes, ``len``, ``list``, ``str``.
+    """
+
+    __slots__ = ("_channel", "_handle", "_type")
+
+    def __init__(self, channel: _Channel, handle: int, type_name: str) -> None:
+        object.__setattr__(self, "_channel", channel)
+        object.__setattr__(self, "_handle", handle)
+        object.__setattr__(self, "_type", type_name)
+
+    def _op(self, name: str, *args: Any) -> Any:
+        channel: _Channel = object.__getattribute__(self, "_channel")
+        return channel.request("\x00op", (object.__getattribute__(self, "_handle"), name, *args))
+
+    def __getattr__(self, attr: str) -> Any:
+        channel: _Channel = object.__getattribute__(self, "_channel")
+        return channel.request("\x00get", (object.__getattribute__(self, "_handle"), attr))
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        self._op("setattr", attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        self._op("delattr", attr)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        channel: _Channel = object.__getattribute__(self, "_channel")
+        return channel.request(
+            "\x00call", (object.__getattribute__(self, "_handle"), *args), kwargs
+        )
+
+    def __len__(self) -> int:
+        value = self._op("len")
+        if type(value) is not int:
+            raise TypeError("len() of a candidate object did not return an int")
+        return value
+
+    def __iter__(self) -> Any:
+        items = self._op("iter")
+        return iter(items if type(items) is list else [])
+
+    def __contains__(self, item: Any) -> bool:
+        return self._op("contains", item) is True
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._op("getitem", key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._op("setitem", key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._op("delitem", key)
+
+    def __bool__(self) -> bool:
+        return self._op("bool") is True
+
+    def __str__(self) -> str:
+        text = self._op("str")
+        return text if type(text) is str else "<candidate object>"
+
+    def __repr__(self) -> str:
+        text = self._op("repr")
+        return text if type(text) is str else "<candidate object>"
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+    def __ne__(self, other: object) -> bool:
+        return other is not self
+
+    def __hash__(self) -> int:
+        return hash(("remote", object.__getattribute__(self, "_handle")))
+
+
+class RemoteFunction:
+    """Calls ``name`` of the candidate's module inside the sandbox (HumanEval's candidate)."""
+
+    def __init__(self, session: Session, name: str, log: CallLog) -> None:
+        self._channel = _Channel(session, log)
+        self._name = name
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # a plain call by name: the result must be plain data, or the call fails
+        return self._channel.request(self._name, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<candidate function {self._name}>"
+
+
+class RemoteModule(types.ModuleType):
+    """The candidate's module as seen by trusted test code: every attribute is a request."""
+
+    def __init__(self, name: str, session: Session, log: CallLog) -> None:
+        super().__init__(name)
+        self._channel = _Channel(session, log)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") or attr == "_channel":
+            raise AttributeError(attr)
+        try:
+            return self._channel.request("\x00get", (None, attr))
+        except AttributeError:
+            raise
+        except CandidateFailure as exc:
+            raise ImportError(f"cannot import {attr!r} from the candidate: {exc}") from None

@@ -1,0 +1,107 @@
+"""Static analysis of candidate code: Python's own parser for syntax, ruff for findings.
+
+Nothing here executes candidate code: ``compile(..., PyCF_ONLY_AST)`` only parses, and ruff is
+a separate program reading the source on stdin.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from assay.errors import VerifierError
+
+DEFAULT_SELECT = ("E9", "F", "B", "S", "E7", "W6", "PLE")
+"""Rules run by default: syntax (E9), pyflakes (F), bugbear (B), bandit security (S),
+statement style (E7), deprecations (W6), pylint errors (PLE)."""
+
+SEVERITY_WEIGHTS = {"error": 1.0, "security": 0.5, "warning": 0.25, "style": 0.05}
+"""Penalty of one finding by severity; the check's score is ``max(0, 1 - sum)``."""
+
+
+def syntax_error(code: str) -> str | None:
+    """A one-line description of why ``code`` is not valid Python, or ``None`` when it is."""
+    try:
+        compile(code, "solution.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        return f"invalid source: {exc}"
+    except (RecursionError, MemoryError):
+        return "invalid source: nested too deeply to parse"
+    return None
+
+
+def severity(rule: str) -> str:
+    """The severity class of a ruff rule code."""
+    if rule.startswith(("E9", "F82", "F63", "F7", "PLE")) or rule == "invalid-syntax":
+        return "error"
+    if rule.startswith("S"):
+        return "security"
+    if rule.startswith(("F", "B")):
+        return "warning"
+    return "style"
+
+
+@dataclass(frozen=True, slots=True)
+class RuffReport:
+    """Ruff's findings on one source, by rule and severity."""
+
+    findings: tuple[dict[str, object], ...] = ()
+    by_rule: dict[str, int] = field(default_factory=dict)
+    by_severity: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        penalty = sum(SEVERITY_WEIGHTS[s] * n for s, n in self.by_severity.items())
+        return max(0.0, 1.0 - penalty)
+
+    @property
+    def passed(self) -> bool:
+        return not (self.by_severity.get("error") or self.by_severity.get("security"))
+
+
+@lru_cache(maxsize=1)
+def ruff_binary() -> str:
+    """The ruff executable: next to this interpreter, else on PATH."""
+    beside = Path(sys.executable).parent / "ruff"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("ruff")
+    if found is None:
+        raise VerifierError("ruff is not installed (pip install 'assay[code]')")
+    return found
+
+
+def ruff_report(code: str, select: tuple[str, ...] = DEFAULT_SELECT) -> RuffReport:
+    """Run ``ruff check`` on ``code`` (JSON output) with a clean, isolated configuration."""
+    argv = [
+        ruff_binary(), "check", "--isolated", "--no-cache", "--output-format", "json",
+        "--select", ",".join(select), "--stdin-filename", "solution.py", "-",
+    ]  # fmt: skip
+    env = {"PATH": os.environ.get("PATH", ""), "RUFF_NO_CACHE": "true"}
+    proc = subprocess.run(
+        argv, input=code, capture_output=True, text=True, timeout=30, check=False, env=env
+    )
+    if proc.returncode not in (0, 1):
+        raise VerifierError(f"ruff failed ({proc.returncode}): {proc.stderr.strip()[:300]}")
+    raw = json.loads(proc.stdout or "[]")
+    findings = tuple(
+        {
+            "rule": item.get("code") or "invalid-syntax",
+            "message": item.get("message", ""),
+            "line": (item.get("location") or {}).get("row"),
+        }
+        for item in raw
+    )
+    rules = Counter(str(f["rule"]) for f in findings)
+    severities = Counter(severity(str(f["rule"])) for f in findings)
+    return RuffReport(findings, dict(rules), dict(severities))

@@ -1,0 +1,385 @@
+"""What a forked run child does: confine itself, then serve calls, run a program, or exec.
+
+Every entry point here ends in ``os._exit``; none ever returns into the zygote's loop.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import marshal
+import os
+import resource
+import signal
+import sys
+import tempfile
+import traceback
+import types
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from . import codec, framing, privileges
+
+# Messages from the zygote to a child are trusted data in ``marshal`` format: the C decoder
+# touches far fewer pages (so fewer copy-on-write faults) than the pure-Python codec. Messages
+# from a child to the zygote are untrusted and always use :mod:`.codec`.
+
+__all__ = [
+    "ChildLimits",
+    "exec_command",
+    "prepare_spare",
+    "run_program",
+    "serve_session",
+    "spare_main",
+]
+
+CONTROL_FD = 3
+_MAX_NAME = 200
+_MAX_MESSAGE = 4000
+
+
+class ChildLimits:
+    """The resource limits one run child applies to itself before running candidate code."""
+
+    def __init__(self, raw: Mapping[str, codec.Data]) -> None:
+        self.timeout_s = float(_number(raw["timeout_s"]))
+        self.memory_bytes = int(_number(raw["memory_bytes"]))
+        self.cpu_s = int(_number(raw["cpu_s"]))
+        self.max_output_bytes = int(_number(raw["max_output_bytes"]))
+        self.max_processes = int(_number(raw["max_processes"]))
+        self.max_open_files = int(_number(raw["max_open_files"]))
+        self.max_file_bytes = int(_number(raw["max_file_bytes"]))
+        self.max_value_bytes = int(_number(raw["max_value_bytes"]))
+
+
+def _number(value: codec.Data) -> int | float:
+    if type(value) is int or type(value) is float:
+        return value
+    raise TypeError(f"limit is not a number: {value!r}")
+
+
+def _set_limit(which: int, value: int) -> None:
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
+
+
+def prepare_spare(stdio: tuple[int, int, int], control_fd: int, namespace_init: bool) -> None:
+    """Confine a freshly forked spare child as far as possible before its run is known.
+
+    New session and process group, killed with the zygote (by the kernel when the zygote is
+    init of the PID namespace, else by a parent-death signal), stdio on the given pipes, the
+    control socket on descriptor 3, no other descriptors, every capability dropped for good.
+    Raises :class:`OSError` if any step fails (the caller exits then).
+    """
+    os.setsid()
+    if not namespace_init:
+        privileges.set_parent_death_signal(signal.SIGKILL)
+    for target, source in enumerate(stdio):
+        os.dup2(source, target)
+    os.dup2(control_fd, CONTROL_FD, inheritable=False)
+    os.closerange(CONTROL_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    privileges.drop_all_capabilities()
+
+
+def _apply_run_settings(go: Mapping[str, codec.Data], limits: ChildLimits) -> None:
+    """Enter the run's directory and environment, then lower the rlimits for good."""
+    work_dir, env, baseline = go["work_dir"], go["env"], go["baseline"]
+    if type(work_dir) is not str or not isinstance(env, dict) or type(baseline) is not int:
+        raise TypeError("malformed run settings")
+    os.chdir(work_dir)
+    os.environ.clear()
+    os.environ.update({k: v for k, v in env.items() if type(k) is str and type(v) is str})
+    tempfile.tempdir = None  # re-read TMPDIR
+    _set_limit(resource.RLIMIT_CORE, 0)
+    _set_limit(resource.RLIMIT_NOFILE, limits.max_open_files)
+    _set_limit(resource.RLIMIT_FSIZE, limits.max_file_bytes)
+    _set_limit(resource.RLIMIT_NPROC, baseline + limits.max_processes)
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+    _set_limit(resource.RLIMIT_AS, limits.memory_bytes)
+
+
+def spare_main(max_frame: int) -> NoReturn:
+    """Wait for the zygote's go message, apply the run's settings, and become the run.
+
+    The go message names the ``kind`` (``session``, ``program`` or ``command``) and carries
+    ``work_dir``, ``env``, ``baseline`` (processes already counted against RLIMIT_NPROC),
+    ``limits`` and what the kind needs (``source`` and ``path``; ``stdin_path``; ``argv``).
+    """
+    try:
+        frame = framing.read_frame(CONTROL_FD, max_frame)
+        go = marshal.loads(frame) if frame is not None else None
+        if not isinstance(go, dict):
+            raise SystemExit(0)
+        limits = ChildLimits(go["limits"])
+        stdin_path = go.get("stdin_path")
+        if type(stdin_path) is str:
+            descriptor = os.open(stdin_path, os.O_RDONLY | os.O_NOFOLLOW)
+            os.dup2(descriptor, 0)
+            os.close(descriptor)
+            os.unlink(stdin_path)
+        _apply_run_settings(go, limits)
+        kind, source, path = go["kind"], go.get("source"), go.get("path")
+        if kind == "command":
+            argv, env = go["argv"], go["env"]
+            if not isinstance(argv, list) or not isinstance(env, dict):
+                raise TypeError("malformed command")
+            exec_command([str(arg) for arg in argv], {str(k): str(v) for k, v in env.items()})
+        if type(source) is not str or type(path) is not str:
+            raise TypeError("malformed run request")
+        if kind == "session":
+            serve_session(source, path, limits)
+        run_program(source, path)
+    except BaseException as exc:
+        with contextlib.suppress(BaseException):
+            os.write(2, f"sandbox setup failed: {exc!r}\n".encode())
+    finally:
+        os._exit(126)
+
+
+def _send(message: dict[str, codec.Data]) -> None:
+    framing.write_all(CONTROL_FD, framing.pack_frame(codec.encode(message)))
+
+
+def _flush_stdio() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+
+
+def _builtin_bases(kind: type) -> list[codec.Data]:
+    """Names of the builtin exception classes an exception class derives from, nearest first."""
+    try:
+        mro: tuple[type, ...] = type.__dict__["__mro__"].__get__(kind, type)
+        names = [type.__dict__["__name__"].__get__(c, type) for c in mro]
+        return [n for n, c in zip(names, mro, strict=True) if getattr(builtins, n, None) is c][:8]
+    except BaseException:
+        return []
+
+
+def _exception_fields(exc: BaseException, max_traceback: int) -> dict[str, codec.Data]:
+    name = type.__dict__["__qualname__"].__get__(type(exc))
+    try:
+        message = str(exc)
+    except BaseException:
+        message = "<str() of the exception failed>"
+    try:
+        candidate_frames = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+        trace = "".join(traceback.format_exception(type(exc), exc, candidate_frames))
+    except BaseException:
+        trace = ""
+    return {
+        "etype": name[:_MAX_NAME] if type(name) is str else "?",
+        "ebases": _builtin_bases(type(exc)),
+        "emsg": message[:_MAX_MESSAGE] if type(message) is str else "?",
+        "tb": trace[-max_traceback:] if type(trace) is str else "",
+    }
+
+
+def _outcome_of(exc: BaseException, limits: ChildLimits) -> dict[str, codec.Data]:
+    status = "memory" if issubclass(type(exc), MemoryError) else "exception"
+    return {"status": status, **_exception_fields(exc, limits.max_output_bytes)}
+
+
+def _load_module(
+    source: str, path: str, limits: ChildLimits
+) -> tuple[types.ModuleType, dict[str, codec.Data]]:
+    module = types.ModuleType("solution")
+    module.__file__ = path
+    sys.modules["solution"] = module
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)
+    except BaseException as exc:
+        return module, _outcome_of(exc, limits)
+    return module, {"status": "ok"}
+
+
+HANDLE_KEY = "\x00h"
+TYPE_KEY = "\x00t"
+EXCEPTION_KEY = "\x00e"
+FUNCTION_KEY = "\x00f"
+BUILTIN_KEY = "\x00b"
+ITERATOR_KEY = "\x00i"
+_handles: dict[int, object] = {}
+
+
+def _unwrap(value: object, depth: int = 0) -> object:
+    """Handle markers in call arguments back into the objects they stand for."""
+    if depth > 50:
+        return value
+    kind = type(value)
+    if kind is dict:
+        items: dict[object, object] = value  # type: ignore[assignment]
+        if set(items) == {HANDLE_KEY} and type(items[HANDLE_KEY]) is int:
+            return _handles[items[HANDLE_KEY]]  # type: ignore[index]
+        if set(items) == {BUILTIN_KEY} and type(items[BUILTIN_KEY]) is str:
+            found: object = builtins
+            for part in str(items[BUILTIN_KEY]).split("."):
+                found = getattr(found, part)
+            return found
+        if set(items) == {ITERATOR_KEY} and type(items[ITERATOR_KEY]) is list:
+            return iter(_unwrap(items[ITERATOR_KEY], depth + 1))  # type: ignore[call-overload]
+        if set(items) == {FUNCTION_KEY} and type(items[FUNCTION_KEY]) is bytes:
+            # a plain function of the trusted tests (a key= or callback), sent as its code
+            code = marshal.loads(items[FUNCTION_KEY])  # type: ignore[arg-type]
+            return types.FunctionType(code, {"__builtins__": builtins})
+        return {k: _unwrap(v, depth + 1) for k, v in items.items()}
+    if kind in (list, tuple):
+        return kind(_unwrap(v, depth + 1) for v in value)  # type: ignore[attr-defined]
+    return value
+
+
+def _with_handles(value: object, max_bytes: int, depth: int = 0) -> object:
+    """``value`` with every part that is not plain data replaced by a handle marker."""
+    try:
+        codec.encode(value, max_bytes=max_bytes)
+        return value
+    except codec.UnencodableError:
+        pass
+    kind = type(value)
+    if depth < 20 and kind in (list, tuple):
+        return kind(_with_handles(v, max_bytes, depth + 1) for v in value)  # type: ignore[attr-defined]
+    if depth < 20 and kind is dict:
+        items: dict[object, object] = value  # type: ignore[assignment]
+        if all(type(k) in (str, int) for k in items):
+            return {k: _with_handles(v, max_bytes, depth + 1) for k, v in items.items()}
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return {
+            EXCEPTION_KEY: [type.__dict__["__name__"].__get__(value, type), *_builtin_bases(value)]
+        }
+    number = len(_handles) + 1
+    _handles[number] = value
+    try:  # read the real name through type's own descriptor: a metaclass cannot fake it
+        type_name = type.__dict__["__name__"].__get__(kind, type)
+    except BaseException:
+        type_name = "?"
+    return {HANDLE_KEY: number, TYPE_KEY: type_name[:_MAX_NAME] if type(type_name) is str else "?"}
+
+
+_OPS: dict[str, Any] = {
+    "len": len, "iter": list, "repr": repr, "str": str, "bool": bool,
+    "getitem": lambda obj, key: obj[key], "contains": lambda obj, item: item in obj,
+    "setitem": lambda obj, key, item: obj.__setitem__(key, item),
+    "delitem": lambda obj, key: obj.__delitem__(key), "hash": hash,
+    "setattr": setattr, "delattr": delattr,
+}  # fmt: skip
+
+
+def _invoke(module: types.ModuleType, name: str, args: Any, kwargs: Any) -> object:
+    """Run one request. Names starting with NUL address objects by handle (for proxies)."""
+    if not name.startswith("\x00"):
+        return getattr(module, name)(*args, **kwargs)
+    args = _unwrap(args)
+    kwargs = _unwrap(kwargs)
+    target: Any = module if args[0] is None else _handles[args[0]]
+    if name == "\x00get":
+        return getattr(target, args[1])
+    if name == "\x00call":
+        return target(*args[1:], **kwargs)
+    if name == "\x00op":
+        return _OPS[args[1]](target, *args[2:])
+    raise TypeError(f"unknown request {name!r}")
+
+
+def _call(
+    module: types.ModuleType, request: codec.Data, limits: ChildLimits
+) -> dict[str, codec.Data]:
+    if not isinstance(request, dict):
+        raise TypeError("malformed call request")
+    name, args, kwargs = request["name"], request["args"], request["kwargs"]
+    if type(name) is not str or type(args) is not tuple or type(kwargs) is not dict:
+        raise TypeError("malformed call request")
+    try:
+        result = _invoke(module, name, args, kwargs)
+        if name.startswith("\x00"):
+            result = _with_handles(result, limits.max_value_bytes)
+    except BaseException as exc:
+        return _outcome_of(exc, limits)
+    try:
+        return {"status": "ok", "value": codec.encode(result, max_bytes=limits.max_value_bytes)}
+    except codec.UnencodableError as exc:
+        return {"status": "unencodable", "emsg": str(exc)[:_MAX_MESSAGE]}
+    except BaseException as exc:  # RecursionError or MemoryError while encoding
+        return {"status": "unencodable", "emsg": f"{type(exc).__name__} while encoding"}
+
+
+def serve_session(source: str, path: str, limits: ChildLimits) -> NoReturn:
+    """Load ``source`` as module ``solution``, then answer call requests until told to stop."""
+    try:
+        module, loaded = _load_module(source, path, limits)
+        _flush_stdio()
+        _send(loaded)
+        while True:
+            frame = framing.read_frame(CONTROL_FD, limits.max_value_bytes * 2 + 65536)
+            if frame is None:
+                break
+            request = marshal.loads(frame)
+            reply = _call(module, request, limits)
+            _flush_stdio()
+            reply["seq"] = request["seq"] if isinstance(request, dict) else None
+            _send(reply)
+    except BaseException:
+        pass
+    finally:
+        os._exit(0)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if type(code) is int:
+        return code & 0xFF
+    with contextlib.suppress(BaseException):
+        print(code, file=sys.stderr)
+    return 1
+
+
+def run_program(source: str, path: str) -> NoReturn:
+    """Run ``source`` as ``__main__`` the way ``python solution.py`` would, then exit."""
+    code = 1
+    try:
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
+        sys.stderr = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "w", closefd=False)), errors="backslashreplace"
+        )
+        module = types.ModuleType("__main__")
+        module.__file__ = path
+        module.__dict__["__builtins__"] = builtins
+        sys.modules["__main__"] = module
+        sys.argv = [path]
+        sys.path.insert(0, os.path.dirname(path))
+        exec(compile(source, path, "exec"), module.__dict__)
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except MemoryError:
+        try:
+            _send({"memory": True})
+            traceback.print_exc()
+        except BaseException:
+            pass
+    except BaseException:
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+    finally:
+        _flush_stdio()
+        os._exit(code)
+
+
+def exec_command(argv: list[str], env: Mapping[str, str]) -> NoReturn:
+    """Replace this process with ``argv`` (looked up on ``PATH`` of ``env``)."""
+    try:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        os.execvpe(argv[0], argv, dict(env))
+    except BaseException as exc:
+        message = f"cannot execute {argv[0]!r}: {exc}\n"
+        with contextlib.suppress(OSError):
+            os.write(2, message.encode("utf-8", "replace"))
+    finally:
+        os._exit(127)
