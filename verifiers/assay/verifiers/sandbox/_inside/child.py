@@ -284,6 +284,25 @@ def _invoke(module: types.ModuleType, name: str, args: Any, kwargs: Any) -> obje
     raise TypeError(f"unknown request {name!r}")
 
 
+def _batch(module: types.ModuleType, calls: Any, limits: ChildLimits) -> list[codec.Data]:
+    """Several plain calls in one request, in order; each result is reported on its own."""
+    results: list[codec.Data] = []
+    for name, args, kwargs in calls:
+        try:
+            value = getattr(module, name)(*args, **kwargs)
+        except BaseException as exc:
+            results.append({"status": "exception", **_exception_fields(exc, 2000)})
+            if isinstance(exc, MemoryError | SystemExit | KeyboardInterrupt):
+                break
+            continue
+        try:
+            codec.encode(value, max_bytes=limits.max_value_bytes)
+            results.append({"status": "ok", "value": value})
+        except BaseException as exc:  # not plain data (or too big / deep to encode)
+            results.append({"status": "unencodable", "emsg": type(exc).__name__})
+    return results
+
+
 def _call(
     module: types.ModuleType, request: codec.Data, limits: ChildLimits
 ) -> dict[str, codec.Data]:
@@ -293,8 +312,11 @@ def _call(
     if type(name) is not str or type(args) is not tuple or type(kwargs) is not dict:
         raise TypeError("malformed call request")
     try:
-        result = _invoke(module, name, args, kwargs)
-        if name.startswith("\x00"):
+        if name == "\x00batch":
+            result = _batch(module, args[0], limits)
+        else:
+            result = _invoke(module, name, args, kwargs)
+        if name.startswith("\x00") and name != "\x00batch":
             result = _with_handles(result, limits.max_value_bytes)
     except BaseException as exc:
         return _outcome_of(exc, limits)
