@@ -1,0 +1,168 @@
+"""The code checkers on their own: extraction, comparison, suspicious-code flags, ruff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from assay.verifiers.code import (
+    extract_code,
+    extract_patch,
+    json_equal,
+    ruff_report,
+    scan_suspicious,
+    stdout_equal,
+    syntax_error,
+)
+
+FENCE = "```"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"Plan.\n{FENCE}python\nx = 1\n{FENCE}\n", "x = 1\n"),  # the usual answer
+        (
+            f"{FENCE}python\na = 1\n{FENCE}\nthen\n{FENCE}py\nb = 2\n{FENCE}",
+            "b = 2\n",
+        ),  # last block wins
+        (f"{FENCE}\nc = 3\n{FENCE}", "c = 3\n"),  # untagged fence
+        (
+            f"{FENCE}text\nnot code\n{FENCE}\n",
+            f"{FENCE}text\nnot code\n{FENCE}\n",
+        ),  # no python block: whole text
+        ("def f():\n    return 1\n", "def f():\n    return 1\n"),  # bare code
+        (
+            f"Here:\n{FENCE}python\ndef f():\n    return 2\n",
+            "def f():\n    return 2\n",
+        ),  # cut off, unclosed
+    ],
+    ids=["one-block", "last-block", "untagged", "other-language", "bare", "unclosed"],
+)
+def test_extract_code(text: str, expected: str) -> None:
+    assert extract_code(text) == expected
+
+
+DIFF = "--- a/p.py\n+++ b/p.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (f"Fix:\n{FENCE}diff\n{DIFF}{FENCE}", True),  # fenced diff
+        (f"diff --git a/p.py b/p.py\n{DIFF}", True),  # bare git diff
+        ("I would change x to 2.", False),  # prose only
+    ],
+    ids=["fenced", "bare", "prose"],
+)
+def test_extract_patch(text: str, found: bool) -> None:
+    patch = extract_patch(text)
+    assert (patch is not None) == found
+    if patch is not None:
+        assert "+x = 2" in patch
+
+
+class Str(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "equal"),
+    [
+        (3, 3, True),  # same int
+        (True, 1, False),  # a bool is not a number
+        (1, True, False),  # nor the other way round
+        (3.0, 3, False),  # a float for an int is wrong
+        (3, 3.0, True),  # an int for a float is fine
+        (0.1 + 0.2, 0.3, True),  # within the float tolerance
+        (0.31, 0.3, False),  # outside it
+        (float("nan"), float("nan"), True),  # nan matches nan
+        ((1, 2), [1, 2], True),  # JSON has no tuples
+        ("3", 3, False),  # a string is not a number
+        ({1: "a"}, {"1": "a"}, False),  # JSON keys are strings
+        (b"x", "x", False),  # bytes are not str
+        (None, None, True),  # None
+        ([1, [2, 3.0000000001]], [1, [2, 3.0]], True),  # nested, within tolerance
+    ],
+    ids=[
+        "int",
+        "bool-for-int",
+        "int-for-bool",
+        "float-for-int",
+        "int-for-float",
+        "float-close",
+        "float-far",
+        "nan",
+        "tuple-list",
+        "str-int",
+        "int-keys",
+        "bytes-str",
+        "none",
+        "nested",
+    ],
+)
+def test_json_equal(actual: Any, expected: Any, equal: bool) -> None:
+    assert json_equal(actual, expected) is equal
+
+
+def test_stdout_equal_ignores_only_trailing_whitespace() -> None:
+    assert stdout_equal("1 2  \n3\n\n\n", "1 2\n3")
+    assert not stdout_equal("1  2\n", "1 2\n")  # inner spacing matters
+    assert not stdout_equal("2.5\n", "2.500000\n")  # no numeric leniency
+
+
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        ("import sys\nsys.exit(0)", "exit"),  # exits before the tests
+        ("import os\nos._exit(0)", "exit"),
+        ("raise SystemExit(0)", "exit"),
+        ("import sys\nx = sys._getframe(1).f_locals", "introspection"),  # reads the caller
+        ("import gc\nobjs = gc.get_objects()", "introspection"),
+        ("import _pytest.runner", "framework"),  # patches pytest
+        ("import builtins\nbuiltins.abs = lambda x: 0", "patching"),
+        ("import time\ntime.time = lambda: 0", "clock"),
+        ("class A:\n    def __eq__(self, o):\n        return True", "always-equal"),
+        ("open('conftest.py', 'w').write('x')", "test-files"),
+        ("import socket", "network"),
+        ("import subprocess", "process"),
+    ],
+    ids=[
+        "sys-exit",
+        "os-exit",
+        "raise-systemexit",
+        "frames",
+        "gc",
+        "pytest",
+        "builtins",
+        "clock",
+        "always-equal",
+        "conftest",
+        "socket",
+        "subprocess",
+    ],
+)
+def test_suspicious_flags(code: str, kind: str) -> None:
+    assert kind in {flag.kind for flag in scan_suspicious(code)}
+
+
+def test_honest_code_has_no_flags() -> None:
+    code = "from collections import Counter\n\ndef top(xs):\n    return Counter(xs).most_common(1)[0][0]\n"
+    assert scan_suspicious(code) == []
+
+
+def test_syntax_errors_are_described() -> None:
+    assert syntax_error("def f(:\n") is not None
+    assert syntax_error("x = 1\n") is None
+    assert "null" in (syntax_error("x = 1\x00") or "")
+
+
+def test_ruff_findings_by_rule_and_severity() -> None:
+    report = ruff_report("import os\n\ndef f(a=[]):\n    return undefined_name\n")
+    assert report.by_rule == {"F401": 1, "B006": 1, "F821": 1}
+    assert report.by_severity == {"warning": 2, "error": 1}
+    assert not report.passed and report.score == 0.0  # 1 - (1.0 + 2 * 0.25), floored at 0
+    warned = ruff_report("def f(a=[]):\n    return a\n")
+    assert warned.passed and warned.score == 0.75  # one bugbear warning
+    clean = ruff_report("def add(a, b):\n    return a + b\n")
+    assert clean.passed and clean.score == 1.0

@@ -1,0 +1,166 @@
+"""The code verifier end to end, on cases the fixtures do not spell out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from assay.domains.code.verifier import CodeVerifier
+
+from assay.boundary import run_verifier
+from assay.types import Record, Result
+
+STACK = """
+class EmptyStack(IndexError):
+    pass
+
+class Stack:
+    def __init__(self):
+        self.items = []
+    def push(self, x):
+        self.items.append(x)
+    def pop(self):
+        if not self.items:
+            raise EmptyStack("empty")
+        return self.items.pop()
+    def __len__(self):
+        return len(self.items)
+"""
+STACK_TESTS = """
+import pytest
+from solution import Stack, EmptyStack
+
+def test_push_pop():
+    s = Stack()
+    s.push(1); s.push(2)
+    assert s.pop() == 2 and len(s) == 1
+
+def test_custom_exception():
+    with pytest.raises(EmptyStack):
+        Stack().pop()
+
+def test_builtin_base():
+    with pytest.raises(IndexError):
+        Stack().pop()
+
+def test_attribute():
+    s = Stack(); s.push(5)
+    assert s.items == [5]
+"""
+
+
+@pytest.fixture(scope="module")
+def verifier() -> Iterator[CodeVerifier]:
+    instance = CodeVerifier()
+    instance.setup()
+    yield instance
+    instance.pool.close()
+
+
+def _verify(verifier: CodeVerifier, response: str, reference: dict[str, Any]) -> Result:
+    return run_verifier(verifier, Record("t", "code", response, reference))
+
+
+def test_pytest_mode_supports_classes_and_exceptions(verifier: CodeVerifier) -> None:
+    result = _verify(verifier, STACK, {"pytest": STACK_TESTS})
+    assert result.status.value == "correct", result.verdict.message
+    assert [s.name for s in result.verdict.steps] == [
+        "test_push_pop",
+        "test_custom_exception",
+        "test_builtin_base",
+        "test_attribute",
+    ]
+
+
+def test_pytest_mode_always_equal_object_fails(verifier: CodeVerifier) -> None:
+    hostile = "class A:\n    def __eq__(self, o):\n        return True\n\ndef add(a, b):\n    return A()\n"
+    tests = "from solution import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    result = _verify(verifier, hostile, {"pytest": tests})
+    assert result.status.value == "incorrect"
+    assert not next(c for c in result.verdict.checks if c.name == "suspicious").passed
+
+
+def test_callbacks_and_iterators_reach_the_candidate(verifier: CodeVerifier) -> None:
+    code = "def apply(f, xs):\n    return [f(x) for x in xs]\n"
+    tests = (
+        "from solution import apply\n\n"
+        "def test_builtin():\n    assert apply(str.upper, ['a']) == ['A']\n\n"
+        "def test_lambda():\n    assert apply(lambda x: x * 2, iter([1, 2])) == [2, 4]\n"
+    )
+    assert _verify(verifier, code, {"pytest": tests}).status.value == "correct"
+
+
+def test_all_or_nothing_and_ruff_weight(verifier: CodeVerifier) -> None:
+    reference = {
+        "entry_point": "f",
+        "test_cases": [{"args": [1], "expected": 1}, {"args": [2], "expected": 4}],
+    }
+    half = "def f(x):\n    return x\n"
+    assert _verify(verifier, half, reference).score == 0.5
+    assert _verify(verifier, half, {**reference, "all_or_nothing": True}).score == 0.0
+    noisy = "import os\n\ndef f(x):\n    return x * x\n"
+    weighted = _verify(verifier, noisy, {**reference, "ruff_weight": 0.5})
+    assert weighted.status.value == "correct" and weighted.score == pytest.approx(0.875)
+
+
+def test_runtime_budget_check(verifier: CodeVerifier) -> None:
+    slow = "def f(x):\n    s = 0\n    for i in range(3_000_000):\n        s += i\n    return x\n"
+    reference = {
+        "entry_point": "f",
+        "test_cases": [{"args": [1], "expected": 1}],
+        "reference_time_s": 0.001,
+        "time_budget_factor": 2,
+    }
+    result = _verify(verifier, slow, reference)
+    budget = next(c for c in result.verdict.checks if c.name == "runtime_budget")
+    assert result.status.value == "correct" and not budget.passed
+
+
+def test_replay_file_records_the_run(
+    verifier: CodeVerifier, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_REPLAY_DIR", str(tmp_path))
+    reference = {"entry_point": "f", "test_cases": [{"args": [2], "expected": 4}]}
+    _verify(verifier, "def f(x):\n    print('hi')\n    return 3\n", reference)
+    (path,) = tmp_path.glob("*.json")
+    replay = json.loads(path.read_text())
+    assert replay["record"]["reference"] == reference
+    assert replay["sandbox"]["isolation"] == verifier.pool.isolation.value
+    assert replay["verdict"]["status"] == "incorrect"
+    assert replay["verdict"]["steps"][0]["evidence"]["cpu_s"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("reference", "needle"),
+    [
+        ({"entry_point": "f"}, "exactly one of"),  # no test mode
+        (
+            {"entry_point": "f", "tests": "x", "stdio": [{"stdin": "", "stdout": ""}]},
+            "exactly one of",
+        ),
+        ({"repo": "fixtures/code/repos/memo", "fail_to_pass": []}, "non-empty fail_to_pass"),
+        (
+            {"repo": "/etc", "fail_to_pass": ["t"]},
+            "not a directory under the project",
+        ),  # outside roots
+        ({"test_cases": [{"args": [1], "expected": 1}]}, "entry_point"),  # no function name
+        ({"language": "rust", "stdio": [{"stdin": "", "stdout": ""}]}, "python only"),
+    ],
+    ids=[
+        "no-mode",
+        "two-modes",
+        "empty-fail-to-pass",
+        "repo-outside",
+        "no-entry-point",
+        "language",
+    ],
+)
+def test_malformed_tasks_are_errors(
+    verifier: CodeVerifier, reference: dict[str, Any], needle: str
+) -> None:
+    result = _verify(verifier, "def f(x):\n    return x\n", reference)
+    assert result.status.value == "error"
+    assert needle in (result.verdict.message or "")
