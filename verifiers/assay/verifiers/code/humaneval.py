@@ -41,7 +41,9 @@ class _CallOrder(ast.NodeVisitor):
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 self.plain = False
                 return
-            if any(isinstance(a, ast.Starred) for a in node.args) or len(kwargs) != len(node.keywords):
+            if any(isinstance(a, ast.Starred) for a in node.args) or len(kwargs) != len(
+                node.keywords
+            ):
                 self.plain = False
             self.calls.append((args, kwargs))
 
@@ -50,7 +52,9 @@ class _CallOrder(ast.NodeVisitor):
             self.plain = False
 
 
-def literal_calls(check: ast.FunctionDef, name: str) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+def literal_calls(
+    check: ast.FunctionDef, name: str
+) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
     """The candidate calls ``check`` will make, in order, when that is known statically.
 
     Known when every statement is a plain ``assert`` or expression (no loops, branches or

@@ -266,8 +266,9 @@ class RemoteObject:
 def _split_outcome(raw: dict[str, Any], batch: CallOutcome, share: int) -> CallOutcome:
     """One call's outcome out of a batch reply (resources split evenly across the batch)."""
     status = raw.get("status")
-    usage = ResourceUsage(batch.usage.wall_s / share, batch.usage.cpu_s / share,
-                          batch.usage.peak_rss_bytes)
+    usage = ResourceUsage(
+        batch.usage.wall_s / share, batch.usage.cpu_s / share, batch.usage.peak_rss_bytes
+    )
     if status == "ok":
         return CallOutcome(CallStatus.OK, value=raw.get("value"), usage=usage)
     if status == "exception":
