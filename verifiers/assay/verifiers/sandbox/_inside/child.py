@@ -311,6 +311,7 @@ def _call(
     name, args, kwargs = request["name"], request["args"], request["kwargs"]
     if type(name) is not str or type(args) is not tuple or type(kwargs) is not dict:
         raise TypeError("malformed call request")
+    result: object
     try:
         if name == "\x00batch":
             result = _batch(module, args[0], limits)
