@@ -16,6 +16,8 @@ $(PY):
 $(STAMP): pyproject.toml scripts/system-deps.sh | $(PY)
 	bash scripts/system-deps.sh
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	# CPU torch first (a local wheel on these machines); the torch>=2.1 range then installs nothing more
+	$(PY) -m pip install -q --disable-pip-version-check 'torch==2.13.0' || echo "no local CPU torch 2.13.0: the torch>=2.1 range is resolved below"
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
