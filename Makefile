@@ -25,7 +25,8 @@ setup: $(STAMP)
 
 demo: setup
 	@mkdir -p $(OUT)
-	$(VENV)/bin/assay score fixtures/math/cases.jsonl -o $(OUT)/math-verdicts.jsonl --workers 2 --progress
+	cat fixtures/math/cases.jsonl fixtures/code/cases.jsonl > $(OUT)/demo-records.jsonl
+	$(VENV)/bin/assay score $(OUT)/demo-records.jsonl -o $(OUT)/demo-verdicts.jsonl --workers 2 --progress
 
 test: setup
 	$(PY) -m pytest -q

@@ -24,5 +24,5 @@ def pool() -> Iterator[SandboxPool]:
 def bwrap_pool(pool: SandboxPool) -> SandboxPool:
     """The shared pool, when it really is bubblewrap (filesystem tests need that)."""
     if pool.isolation is not Isolation.BWRAP:
-        pytest.skip(f"needs bubblewrap isolation, this machine gives {pool.isolation}")
+        pytest.fail(f"needs bubblewrap isolation, this machine gives {pool.isolation}")
     return pool

@@ -147,7 +147,7 @@ def test_scratch_leftovers_do_not_reach_the_next_run(pool: SandboxPool) -> None:
 def test_tcp_to_host_listener_fails(pool: SandboxPool) -> None:
     # the host listens on 127.0.0.1; the sandbox has its own network namespace
     if pool.isolation is Isolation.NONE:
-        pytest.skip("no network namespace without isolation")
+        pytest.fail("no network namespace without isolation")
     listener = socket.create_server(("127.0.0.1", 0))
     listener.setblocking(False)
     port = listener.getsockname()[1]
@@ -180,7 +180,7 @@ def attack(port):
 )
 def test_other_network_paths_fail(pool: SandboxPool, address: object, kind: str) -> None:
     if pool.isolation is Isolation.NONE:
-        pytest.skip("no network namespace without isolation")
+        pytest.fail("no network namespace without isolation")
     server = None
     if kind == "abstract-unix":
         server = socket.socket(socket.AF_UNIX)
@@ -278,7 +278,7 @@ def attack():
 def test_no_privileges_inside(pool: SandboxPool) -> None:
     # uid 0 inside, but no capability: no mounts, no raised limits, no setuid, no chroot
     if pool.isolation is Isolation.NONE:
-        pytest.skip("nothing to check without isolation")
+        pytest.fail("nothing to check without isolation")
     outcome = call(pool, PRIVILEGED)
     assert outcome.value == {
         "mount": -1, "raise-rlimit": -1, "setuid": -1, "chroot": -1, "caps": "0000000000000000",
@@ -427,7 +427,7 @@ def attack(flag):
 def test_double_forked_daemon_does_not_survive_the_run(level: Isolation, tmp_path: Path) -> None:
     # a daemon that double-forks and setsid's would write a flag one second later
     if level is not Isolation.NONE and not _level_available(level):
-        pytest.skip(f"{level} is not available here")
+        pytest.fail(f"{level} is not available here")
     flag = f"daemon-{uuid.uuid4().hex}"
     with SandboxPool(limits=Limits(timeout_s=5.0), isolation=level) as pool:
         assert call(pool, DAEMON, args=(flag,)).value == "spawned"
@@ -582,7 +582,7 @@ def add(a, b):
 def test_readonly_tests_cannot_be_changed(bwrap_pool: SandboxPool) -> None:
     # the candidate's module, imported by the tests, tries to rewrite or remove them
     if not bwrap_pool.report.readonly_mounts:
-        pytest.skip("read-only bind mounts are not available")
+        pytest.fail("read-only bind mounts are not available")
     tests = "from solution import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
     outcome = bwrap_pool.run_command(
         [
