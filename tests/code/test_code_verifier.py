@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from assay.domains.code.replay import main as replay_main
 from assay.domains.code.verifier import CodeVerifier
 
 from assay.boundary import run_verifier
@@ -131,6 +132,9 @@ def test_replay_file_records_the_run(
     assert replay["sandbox"]["isolation"] == verifier.pool.isolation.value
     assert replay["verdict"]["status"] == "incorrect"
     assert replay["verdict"]["steps"][0]["evidence"]["cpu_s"] >= 0
+    assert replay["verdict"]["steps"][0]["evidence"]["stdout_tail"] == "hi\n"
+    monkeypatch.delenv("ASSAY_REPLAY_DIR")
+    assert replay_main([str(path)]) == 0  # the same verdict when re-run
 
 
 @pytest.mark.parametrize(

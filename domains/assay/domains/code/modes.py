@@ -77,7 +77,15 @@ def _call_unit(index: int, outcome: CallOutcome, expected: Any, rel_tol: float) 
         passed, message = False, f"raised {outcome.exception_type}: {outcome.exception_message}"
     else:
         passed, message = False, f"{outcome.status.value}: {outcome.detail}".strip()
-    return Unit(f"case[{index}]", passed, message, usage.wall_s, usage.cpu_s, usage.peak_rss_bytes)
+    return Unit(
+        f"case[{index}]", passed, message, usage.wall_s, usage.cpu_s, usage.peak_rss_bytes,
+        evidence=_output_tails(outcome.stdout, outcome.stderr),
+    )  # fmt: skip
+
+
+def _output_tails(stdout: str, stderr: str) -> dict[str, Any]:
+    """The ends of what a run printed, for audits (never used to decide a pass)."""
+    return {"stdout_tail": stdout[-300:], "stderr_tail": stderr[-300:]} if stdout or stderr else {}
 
 
 def _short(value: Any) -> str:
@@ -121,8 +129,18 @@ def run_stdio(pool: SandboxPool, code: str, task: CodeTask) -> list[Unit]:
             message = f"{outcome.status.value} (exit {outcome.exit_code}, signal {outcome.signal})"
             tail = outcome.stderr.strip().splitlines()[-1:] if outcome.stderr.strip() else []
             message += f": {tail[0][:200]}" if tail else ""
+        evidence = {"exit_code": outcome.exit_code, "signal": outcome.signal}
+        evidence |= _output_tails(outcome.stdout, outcome.stderr)
         units.append(
-            Unit(f"case[{index}]", passed, message, usage.wall_s, usage.cpu_s, usage.peak_rss_bytes)
+            Unit(
+                f"case[{index}]",
+                passed,
+                message,
+                usage.wall_s,
+                usage.cpu_s,
+                usage.peak_rss_bytes,
+                evidence=evidence,
+            )  # fmt: skip
         )
     return units
 

@@ -1,0 +1,146 @@
+"""The TRL adapter: reward-function calls as GRPOTrainer makes them, then a real 2-step run."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from typing import Any
+
+import pytest
+
+from assay.rewards.adapters.trl import (
+    async_reward_function,
+    completion_rows,
+    completion_text,
+    reward_function,
+)
+
+MATH = {"domain": ["math", "math"], "reference": ["4", "4"]}
+
+
+@pytest.mark.parametrize(
+    ("completion", "text"),
+    [
+        # plain-text datasets: the completion is the string itself
+        ("\\boxed{4}", "\\boxed{4}"),
+        # conversational datasets: a list with one assistant message
+        ([{"role": "assistant", "content": "\\boxed{4}"}], "\\boxed{4}"),
+        # multimodal content parts are joined by their text
+        ([{"role": "assistant", "content": [{"type": "text", "text": "x=4"}]}], "x=4"),
+        # non-assistant messages (tool output) are not the model's answer
+        ([{"role": "tool", "content": "7"}, {"role": "assistant", "content": "4"}], "4"),
+    ],
+    ids=["string", "chat", "parts", "skip-tool"],
+)
+def test_completion_text(completion: Any, text: str) -> None:
+    assert completion_text(completion) == text
+
+
+def test_rows_take_reference_from_known_columns() -> None:
+    # TRL passes dataset columns as keyword lists; 'answer' is a common column name
+    rows = completion_rows(["q1"], ["\\boxed{4}"], {"answer": ["4"], "id": ["p1"]})
+    assert rows == [{"response": "\\boxed{4}", "id": "p1", "reference": "4", "prompt": "q1"}]
+
+
+def test_rewards_and_masking() -> None:
+    reward = reward_function("math", workers=1)
+    rewards = reward(
+        ["q", "q", "q"],
+        ["\\boxed{4}", "\\boxed{5}", "\\boxed{4}"],
+        None,
+        reference=["4", "4", None],  # the last row has no reference: an 'error' verdict
+        id=["p", "p", "p"],  # a group repeats its prompt's id
+    )
+    # correct -> 1, wrong -> 0, infrastructure error -> None (masked, not 0)
+    assert rewards == [1.0, 0.0, None]
+    assert reward.__name__ == "assay_math"
+
+
+def test_async_variant_matches() -> None:
+    reward = async_reward_function("math", workers=1, name="acc")
+    assert asyncio.iscoroutinefunction(reward)
+    assert reward.__name__ == "acc"
+    rewards = asyncio.run(reward(["q", "q"], ["\\boxed{4}", "no"], **MATH))
+    assert rewards[0] == 1.0
+    assert rewards[1] == 0.0
+
+
+def _tiny_model_and_tokenizer() -> tuple[Any, Any]:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = ["<pad>", "<s>", "</s>", "<unk>", "user", "assistant", ":", "\\boxed{", "}"]
+    words += [str(d) for d in range(10)] + ["+", "=", "what", "is", "?"]
+    vocab = {w: i for i, w in enumerate(words)}
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+    )
+    tokenizer.chat_template = (
+        "{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
+        "{% if add_generation_prompt %}assistant : {% endif %}"
+    )
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    return LlamaForCausalLM(config), tokenizer
+
+
+def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("WANDB_DISABLED", "true")
+    pytest.importorskip("trl")
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    model, tokenizer = _tiny_model_and_tokenizer()
+    dataset = Dataset.from_list(
+        [{"prompt": f"what is {a} + {a} ?", "reference": str(2 * a)} for a in range(1, 5)]
+    )
+    reward = reward_function("math", workers=1)
+    config = GRPOConfig(
+        output_dir=str(tmp_path),
+        max_steps=2,
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=4,
+        learning_rate=1e-4,
+        logging_steps=1,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[reward],
+        args=config,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+    )
+    trainer.train()
+    assert trainer.state.global_step == 2
+    logged = [
+        value
+        for entry in trainer.state.log_history
+        for key, value in entry.items()
+        if key.startswith("rewards/assay_math") and key.endswith("mean")
+    ]
+    assert logged, trainer.state.log_history
+    assert all(not math.isnan(v) and 0.0 <= v <= 1.0 for v in logged)
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
