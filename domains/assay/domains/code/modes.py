@@ -140,7 +140,7 @@ def run_stdio(pool: SandboxPool, code: str, task: CodeTask) -> list[Unit]:
                 usage.cpu_s,
                 usage.peak_rss_bytes,
                 evidence=evidence,
-            )  # fmt: skip
+            )
         )
     return units
 

@@ -11,8 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-from assay.boundary import run_verifier
 from assay.domains.code.verifier import CodeVerifier
+
+from assay.boundary import run_verifier
 from assay.types import Record
 
 
@@ -23,7 +24,7 @@ def replay(path: Path, verifier: CodeVerifier) -> bool:
     record = Record(str(item["id"]), "code", item["response"], item["reference"])
     result = run_verifier(verifier, record)
     before = saved["verdict"]
-    same = before["status"] == result.status.value and before["score"] == result.score
+    same = bool(before["status"] == result.status.value and before["score"] == result.score)
     print(
         f"{path.name}: recorded {before['status']} {before['score']:.3f} ({saved['verifier']}), "
         f"now {result.status.value} {result.score:.3f} ({result.verifier})"
