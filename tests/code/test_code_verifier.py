@@ -168,3 +168,40 @@ def test_malformed_tasks_are_errors(
     result = _verify(verifier, "def f(x):\n    return x\n", reference)
     assert result.status.value == "error"
     assert needle in (result.verdict.message or "")
+
+
+@pytest.mark.parametrize(
+    ("reference", "code"),
+    [
+        # APPS / TACO / verl code ground truth without fn_name: stdin -> stdout
+        (
+            {"inputs": ["1 2\n", "5 7\n"], "outputs": ["3\n", "12\n"]},
+            "a, b = map(int, input().split())\nprint(a + b)\n",
+        ),
+        # with fn_name: call-based, outputs wrapped in one-element lists as APPS does
+        (
+            {"fn_name": "add", "inputs": [[1, 2], [5, 7]], "outputs": [[3], [12]]},
+            "def add(a, b):\n    return a + b\n",
+        ),
+    ],
+    ids=["apps-stdio", "apps-call"],
+)
+def test_apps_format_references(
+    verifier: CodeVerifier, reference: dict[str, Any], code: str
+) -> None:
+    record = Record("a", "code", code, json.dumps(reference))
+    from assay.records import RawRow, RecordBuilder  # the verl path decodes the JSON string
+    from assay.registry import default_registry
+
+    built = RecordBuilder(default_registry()).build(
+        RawRow(
+            1,
+            {
+                "data_source": "codecontests",
+                "response": code,
+                "reward_model": {"ground_truth": record.reference},
+            },
+        )
+    )
+    assert isinstance(built, Record)
+    assert run_verifier(verifier, built).status.value == "correct"

@@ -83,6 +83,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         raise MalformedTaskError(
             f"code reference must be an object, got {type(reference).__name__}"
         )
+    reference = _from_apps_format(reference)
     language = reference.get("language", "python")
     if language != "python":
         raise MalformedTaskError(f"language {language!r} is not supported (python only)")
@@ -117,6 +118,43 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         if reference.get("float_tolerance") is None
         else _number(reference, "float_tolerance", 0.0),
     )
+
+
+def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
+    """APPS / TACO / verl-code ground truth (``inputs``, ``outputs``, ``fn_name``) in our modes.
+
+    With ``fn_name`` each input is the argument list of a call (call-based); without it each
+    input is a program's stdin and each output its expected stdout.
+    """
+    if not any(k in reference for k in ("inputs", "outputs")) or any(k in reference for k in MODES):
+        return reference
+    inputs, outputs = reference.get("inputs"), reference.get("outputs")
+    if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
+        raise MalformedTaskError("inputs and outputs must be lists of the same length")
+    converted = {k: v for k, v in reference.items() if k not in ("inputs", "outputs", "fn_name")}
+    name = reference.get("fn_name")
+    if isinstance(name, str) and name:
+        converted["entry_point"] = name
+        converted["test_cases"] = [
+            {"args": args if isinstance(args, list) else [args], "expected": _unwrap_single(out)}
+            for args, out in zip(inputs, outputs, strict=True)
+        ]
+    else:
+        converted["stdio"] = [
+            {"stdin": _text(i), "stdout": _text(o)} for i, o in zip(inputs, outputs, strict=True)
+        ]
+    return converted
+
+
+def _unwrap_single(value: Any) -> Any:
+    """APPS wraps call-based outputs in a one-element list."""
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(str(v) for v in value)
+    return str(value)
 
 
 def _spec(mode: str, value: Any, repo_base: Path) -> Any:
