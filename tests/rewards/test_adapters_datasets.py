@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 from datasets import Dataset
 
@@ -17,7 +18,7 @@ def test_map_adds_verdict_columns() -> None:
             {"id": "b", "domain": "math", "response": "\\boxed{3}", "reference": "2"},
             # no answer at all: the model's fault, scored 0
             {"id": "c", "domain": "math", "response": "I don't know", "reference": "2"},
-            # an unknown domain is infrastructure: masked (None), never 0
+            # an unknown domain is infrastructure: masked (NaN), never 0
             {"id": "d", "domain": "nope", "response": "\\boxed{2}", "reference": "2"},
         ]
     )
@@ -25,8 +26,9 @@ def test_map_adds_verdict_columns() -> None:
     assert scored["assay_status"][:2] == ["correct", "incorrect"]
     assert scored["assay_status"][3] == "error"
     assert scored["assay_score"][:2] == [1.0, 0.0]
-    assert scored["assay_score"][3] is None
-    assert scored["assay_error"][0] is None
+    assert math.isnan(scored["assay_score"][3])
+    assert scored["assay_masked"] == [False, False, False, True]
+    assert scored["assay_error"][0] == ""
     assert "nope" in scored["assay_error"][3]
     assert scored["assay_verifier"][0].startswith("math@")
     assert isinstance(json.loads(scored["assay_checks"][0]), list)
@@ -42,3 +44,17 @@ def test_verl_rows_and_default_domain() -> None:
     )
     scored = dataset.map(verdict_columns("math", workers=1, prefix="v_"), batched=True)
     assert scored["v_score"] == [1.0, 0.0]
+
+
+def test_first_batch_all_masked_keeps_column_types() -> None:
+    # a first batch of only masked verdicts must not fix assay_score's type to null
+    dataset = Dataset.from_list(
+        [
+            {"id": "x", "domain": "nope", "response": "1", "reference": "1"},
+            {"id": "y", "domain": "math", "response": "\\boxed{1}", "reference": "1"},
+        ]
+    )
+    scored = dataset.map(verdict_columns(workers=1), batched=True, batch_size=1)
+    assert math.isnan(scored["assay_score"][0])
+    assert scored["assay_score"][1] == 1.0
+    assert scored["assay_error"][1] == ""

@@ -89,10 +89,14 @@ class CodeVerifier(Verifier):
         return min(600.0, 20.0 + per_unit * units * 1.5)
 
     def setup(self) -> None:
-        """Start this worker's sandbox pool (one warm zygote) and import the test tools."""
+        """Start this worker's sandbox pool and import the test tools.
+
+        Two zygotes: one cleans up after a run (kills leftovers, wipes the scratch dir) while
+        the other serves the next run.
+        """
         import pytest  # noqa: F401 - warm the trusted side's pytest once
 
-        self._pool = SandboxPool(size=1)
+        self._pool = SandboxPool(size=2)
         if self._pool.isolation is not Isolation.BWRAP:
             log.warning(
                 "code sandbox isolation is REDUCED to %r (no bubblewrap): see docs/code.md",
