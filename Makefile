@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml scripts/system-deps.sh | $(PY)
 	# CPU torch first (a local wheel on these machines); the torch>=2.1 range then installs nothing more
 	$(PY) -m pip install -q --disable-pip-version-check 'torch==2.13.0' || echo "no local CPU torch 2.13.0: the torch>=2.1 range is resolved below"
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'verl==0.9.1'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -32,6 +32,7 @@ Score model outputs against ground truth, one verdict per record:
   assay score data.jsonl -o verdicts.jsonl      score a file (JSONL, Parquet, saved dataset)
   assay verify --domain math --response '\\boxed{2}' --reference '{"answer": "2"}'
   assay domains                                  list verifiers and versions
+  assay serve --port 8000                        HTTP reward server (OpenRLHF, /verify)
 """
 
 SCORE_HELP = """Score every record of IN and write one verdict line per record, in input order.
@@ -134,7 +135,45 @@ def _parser() -> argparse.ArgumentParser:
 
     domains = sub.add_parser("domains", help="list verifiers with versions")
     domains.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_serve(sub)
     return parser
+
+
+SERVE_HELP = """Serve rewards over HTTP until SIGTERM / SIGINT (in-flight requests finish first).
+
+  POST / and /get_reward  OpenRLHF remote reward: {"query", "prompts", "labels"} -> {"rewards"}
+  POST /verify            assay records: {"records": [...]} or one record -> results
+  GET  /health            liveness
+
+error and timeout verdicts are masked: reward 0.0 and extra_logs.masked = 1 for OpenRLHF,
+"reward": null on /verify. See docs/integrations.md.
+"""
+
+
+def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="HTTP reward server (OpenRLHF remote reward, /verify)",
+        description=SERVE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
+    serve.add_argument("--token", help="require 'Authorization: Bearer TOKEN'")
+    serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    serve.add_argument(
+        "--max-batch", type=int, default=256, help="most items per request (default 256)"
+    )
+    serve.add_argument(
+        "--max-body-mb", type=float, default=8.0, help="largest request body in MB (default 8)"
+    )
+    serve.add_argument(
+        "--queue", type=int, default=64, help="most requests admitted at once (default 64)"
+    )
+    serve.add_argument(
+        "--domain", default="math", help="domain of OpenRLHF labels that name none (default math)"
+    )
+    serve.add_argument("--timeout", type=float, metavar="S", help="hard limit per item")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -152,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _score(args)
         if args.command == "verify":
             return _verify(args)
+        if args.command == "serve":
+            return _serve(args)
         return _domains(args)
     except UnknownDomainError as exc:
         print(f"assay: {exc}", file=sys.stderr)
@@ -262,6 +303,36 @@ def _verify(args: argparse.Namespace) -> int:
     with Scorer(ScoreOptions(workers=1, timeout_s=args.timeout)) as scorer:
         result = next(iter(scorer.score_rows([RawRow(1, data=row)])))
     print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from assay.registry import default_registry
+    from assay.rewards.adapters.serve import ServeConfig, run_server
+
+    default_registry().resolve(args.domain)
+    if args.workers < 1 or args.max_batch < 1 or args.queue < 1 or args.max_body_mb <= 0:
+        print(
+            "assay: --workers, --max-batch, --queue and --max-body-mb must be positive",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    config = ServeConfig(
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        workers=args.workers,
+        max_batch=args.max_batch,
+        max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+        queue=args.queue,
+        domain=args.domain,
+        timeout_s=args.timeout,
+    )
+    try:
+        run_server(config)
+    except OSError as exc:
+        print(f"assay: cannot serve on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
+        return EXIT_FAILURE
     return EXIT_OK
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import math
 
-from datasets import Dataset
-
 from assay.rewards.adapters.datasets import verdict_columns
+from datasets import Dataset
 
 
 def test_map_adds_verdict_columns() -> None:

@@ -8,7 +8,6 @@ import os
 from typing import Any
 
 import pytest
-
 from assay.rewards.adapters.trl import (
     async_reward_function,
     completion_rows,
@@ -104,7 +103,6 @@ def _tiny_model_and_tokenizer() -> tuple[Any, Any]:
 def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
-    pytest.importorskip("trl")
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 

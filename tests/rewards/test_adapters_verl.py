@@ -1,20 +1,17 @@
-"""The verl adapter: compute_score, the reward manager on a DataProto stand-in, parquet I/O.
+"""The verl adapter: compute_score, the reward manager on verl's real DataProto, parquet I/O.
 
-verl itself is heavy (Ray, vLLM); a plain object with ``batch`` and ``non_tensor_batch``
-mappings stands in for its ``DataProto``: those are the only parts the manager reads.
+verl is installed without its training dependencies (``make`` installs it ``--no-deps`` with
+tensordict, Ray and omegaconf): ``DataProto`` is the real class verl hands a reward manager.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
-
-from assay.api import score
 from assay.rewards.adapters.verl import (
     AssayRewardManager,
     compute_score,
@@ -22,6 +19,9 @@ from assay.rewards.adapters.verl import (
     read_verl_parquet,
     write_verl_parquet,
 )
+from verl import DataProto
+
+from assay.api import score
 
 
 @pytest.mark.parametrize(
@@ -64,16 +64,8 @@ class _Tokenizer:
         return "".join(self.alphabet[i] for i in ids if i != 0 or not skip_special_tokens)
 
 
-@dataclass
-class _DataProto:
-    batch: dict[str, torch.Tensor]
-    non_tensor_batch: dict[str, Any] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return int(self.batch["responses"].shape[0])
-
-
-def _batch(tokenizer: _Tokenizer, texts: list[str], truths: list[Any]) -> _DataProto:
+def _batch(tokenizer: _Tokenizer, texts: list[str], truths: list[Any]) -> DataProto:
+    """A real verl ``DataProto``, shaped as verl's reward step receives it."""
     prompt_len, response_len = 3, 12
     responses = torch.zeros(len(texts), response_len, dtype=torch.long)
     mask = torch.zeros(len(texts), prompt_len + response_len, dtype=torch.long)
@@ -82,9 +74,9 @@ def _batch(tokenizer: _Tokenizer, texts: list[str], truths: list[Any]) -> _DataP
         ids = tokenizer.encode(text)
         responses[i, : len(ids)] = torch.tensor(ids)
         mask[i, prompt_len : prompt_len + len(ids)] = 1
-    return _DataProto(
-        batch={"responses": responses, "attention_mask": mask},
-        non_tensor_batch={
+    return DataProto.from_dict(
+        tensors={"responses": responses, "attention_mask": mask},
+        non_tensors={
             "data_source": np.array(["math"] * len(texts), dtype=object),
             "reward_model": np.array(
                 [{"style": "rule", "ground_truth": t} for t in truths], dtype=object
@@ -115,7 +107,7 @@ def test_reward_manager_places_scores_on_last_valid_token() -> None:
 
 
 def test_parquet_round_trip(tmp_path: Path) -> None:
-    records = [
+    records: list[dict[str, Any]] = [
         {"id": "a", "domain": "math", "prompt": "1+1?", "reference": "2"},
         {"id": "b", "domain": "math", "prompt": "half?", "reference": {"answer": "0.5"}},
     ]
@@ -136,3 +128,11 @@ def test_parquet_round_trip(tmp_path: Path) -> None:
     # and the rows score as they are, once a response is added
     answered = [{**rows[0], "response": "\\boxed{2}"}, {**rows[1], "response": "$1/2$"}]
     assert [r.status.value for r in score(answered, workers=1)] == ["correct", "correct"]
+
+
+def test_registers_as_a_verl_reward_manager() -> None:
+    # the recipe in docs/integrations.md, against verl's own registry
+    from verl.workers.reward_manager import get_reward_manager_cls, register
+
+    register("assay-test")(AssayRewardManager)
+    assert get_reward_manager_cls("assay-test") is AssayRewardManager

@@ -1,0 +1,203 @@
+"""Load test of ``assay serve``: 64 concurrent OpenRLHF clients against 127.0.0.1.
+
+Starts ``assay serve --port 0`` in a subprocess, then runs N client threads (default 64) that
+post batches of math items (the cases of fixtures/math/cases.jsonl) to ``/get_reward`` for a
+fixed duration (default 60 s) or until a request cap, whichever comes first. Reports p50 / p99
+latency, requests and items per second, dropped requests (any answer but a complete 200: must
+be 0), and the resident memory of the server and its workers before and after the load.
+
+Run: ``python bench/serve_bench.py [--duration 60] [--clients 64] [--batch 8] [--workers 2]``.
+Only 127.0.0.1 is ever contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "fixtures" / "math" / "cases.jsonl"
+HOST = "127.0.0.1"
+
+
+def load_items() -> list[tuple[str, str]]:
+    """(response, reference answer) pairs from the math fixtures."""
+    items = []
+    with CASES.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                case = json.loads(line)
+                reference = case["reference"]
+                answer = reference["answer"] if isinstance(reference, dict) else reference
+                items.append((str(case["response"]), str(answer)))
+    return items
+
+
+def rss_kb(pid: int) -> int:
+    """Resident memory of a process, in kB (0 when it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return 0
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    """Child processes of any thread of ``pid`` (workers are started by a server thread)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def memory(pid: int) -> dict[str, float]:
+    workers = children(pid)
+    return {
+        "server_rss_mb": round(rss_kb(pid) / 1024, 1),
+        "workers": len(workers),
+        "workers_rss_mb": round(sum(rss_kb(p) for p in workers) / 1024, 1),
+    }
+
+
+def post(port: int, body: bytes) -> tuple[int, dict[str, Any]]:
+    connection = http.client.HTTPConnection(HOST, port, timeout=120)
+    try:
+        connection.request("POST", "/get_reward", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+class Load:
+    """Client threads sharing a deadline, a request budget and the tallies."""
+
+    def __init__(self, port: int, bodies: list[tuple[bytes, int]], deadline: float, cap: int):
+        self.port, self.bodies, self.deadline = port, bodies, deadline
+        self.remaining = cap
+        self.lock = threading.Lock()
+        self.latencies: list[float] = []
+        self.items = 0
+        self.dropped: list[str] = []
+
+    def take(self) -> bool:
+        with self.lock:
+            if self.remaining <= 0 or time.monotonic() >= self.deadline:
+                return False
+            self.remaining -= 1
+            return True
+
+    def client(self, index: int) -> None:
+        turn = index
+        while self.take():
+            body, size = self.bodies[turn % len(self.bodies)]
+            turn += 1
+            started = time.perf_counter()
+            try:
+                status, payload = post(self.port, body)
+                ok = status == 200 and len(payload.get("rewards", ())) == size
+                problem = "" if ok else f"HTTP {status}: {str(payload)[:200]}"
+            except (OSError, ValueError, http.client.HTTPException) as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            elapsed = time.perf_counter() - started
+            with self.lock:
+                if problem:
+                    self.dropped.append(problem)
+                else:
+                    self.latencies.append(elapsed)
+                    self.items += size
+
+
+def start_server(workers: int) -> tuple[subprocess.Popen[str], int]:
+    command = [sys.executable, "-m", "assay.cli", "serve", "--host", HOST, "--port", "0"]
+    command += ["--workers", str(workers), "--queue", "256"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    line = process.stderr.readline() if process.stderr is not None else ""
+    if "listening on" not in line:
+        process.kill()
+        raise SystemExit(f"server did not start: {line}")
+    # keep draining the server's stderr, so warnings under load never fill the pipe and block it
+    stream = process.stderr
+    threading.Thread(target=lambda: stream and stream.read(), daemon=True).start()
+    return process, int(line.rsplit(":", 1)[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (60)")
+    parser.add_argument("--clients", type=int, default=64, help="concurrent clients (64)")
+    parser.add_argument("--batch", type=int, default=8, help="items per request (8)")
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes (2)")
+    parser.add_argument("--max-requests", type=int, default=200_000, help="request cap")
+    args = parser.parse_args()
+
+    items = load_items()
+    bodies = []
+    for start in range(0, len(items), args.batch):
+        chunk = items[start : start + args.batch]
+        payload = {"query": [r for r, _ in chunk], "labels": [a for _, a in chunk]}
+        bodies.append((json.dumps(payload).encode(), len(chunk)))
+    process, port = start_server(args.workers)
+    try:
+        for body, _ in bodies:  # warm-up: one pass over the cases, workers started
+            post(port, body)
+        before = memory(process.pid)
+        load = Load(port, bodies, time.monotonic() + args.duration, args.max_requests)
+        threads = [threading.Thread(target=load.client, args=(i,)) for i in range(args.clients)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+        after = memory(process.pid)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=120)
+    report = {
+        "clients": args.clients,
+        "batch": args.batch,
+        "workers": args.workers,
+        "duration_s": round(wall, 1),
+        "requests": len(load.latencies),
+        "items": load.items,
+        "requests_per_s": round(len(load.latencies) / wall, 1),
+        "items_per_s": round(load.items / wall, 1),
+        "p50_ms": round(1000 * percentile(load.latencies, 0.50), 1),
+        "p99_ms": round(1000 * percentile(load.latencies, 0.99), 1),
+        "mean_ms": round(1000 * statistics.fmean(load.latencies), 1) if load.latencies else None,
+        "dropped": len(load.dropped),
+        "memory_before": before,
+        "memory_after": after,
+        "server_exit_code": code,
+    }
+    print(json.dumps(report, indent=2))
+    for problem in load.dropped[:5]:
+        print("dropped:", problem, file=sys.stderr)
+    if load.dropped or code != 0:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

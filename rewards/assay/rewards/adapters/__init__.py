@@ -1,0 +1,15 @@
+"""Trainer adapters: assay verdicts in the shapes TRL, verl, OpenRLHF and datasets expect.
+
+Each adapter is its own module and imports its framework only where used:
+
+- :mod:`assay.rewards.adapters.trl`: GRPOTrainer reward functions (sync and async).
+- :mod:`assay.rewards.adapters.verl`: ``compute_score`` for ``custom_reward_function``, a
+  reward manager, and verl's parquet schema.
+- :mod:`assay.rewards.adapters.serve`: the HTTP server behind ``assay serve`` (OpenRLHF's
+  remote reward protocol and a ``/verify`` endpoint for assay records).
+- :mod:`assay.rewards.adapters.datasets`: a batched ``Dataset.map`` function adding verdict
+  columns.
+
+Every adapter masks ``error`` and ``timeout`` verdicts (see docs/integrations.md): they describe
+the verifier's infrastructure, never the model, so they are never handed to a trainer as 0.
+"""

@@ -1,0 +1,149 @@
+"""Reward functions for TRL's ``GRPOTrainer`` (``reward_funcs=[...]``).
+
+TRL calls a reward function as ``f(prompts, completions, completion_ids, **columns)``, where
+``columns`` are the dataset's other columns, one value per completion. The functions here read
+the reference from the first of ``reference``, ``answer``, ``solution``, ``ground_truth`` (or
+verl's ``reward_model``), the domain from a ``domain`` column (or ``data_source``) or the
+``domain`` argument, and return one reward per completion: the verdict's score, or ``None``
+for ``error`` and ``timeout`` so TRL leaves the sample out instead of reading it as 0.
+
+Example:
+    >>> from trl import GRPOTrainer  # doctest: +SKIP
+    >>> trainer = GRPOTrainer(model, reward_funcs=[reward_function("math")], ...)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from assay.rewards.adapters._batch import SharedScorer, reward_of, shared_scorer
+
+from assay.runner import ScoreOptions
+
+RewardFunc = Callable[..., list[float | None]]
+AsyncRewardFunc = Callable[..., Awaitable[list[float | None]]]
+
+REFERENCE_COLUMNS = ("reference", "answer", "solution", "ground_truth", "reward_model")
+_PASSED_COLUMNS = ("domain", "data_source", "id", "group", "meta", "extra_info")
+
+
+def reward_function(
+    domain: str | None = None,
+    *,
+    workers: int = 2,
+    timeout_s: float | None = None,
+    name: str | None = None,
+    scorer: SharedScorer | None = None,
+) -> RewardFunc:
+    """A GRPOTrainer reward function scoring completions with assay's verifiers.
+
+    Args:
+        domain: Domain for rows whose dataset has no ``domain`` / ``data_source`` column.
+        workers: Worker processes of the shared warm pool.
+        timeout_s: Hard per-item limit; ``None`` uses each verifier's default.
+        name: The function's ``__name__``, which TRL logs rewards under
+            (default ``assay_<domain>``, or ``assay``).
+        scorer: Use this scorer instead of the process-wide one for these options.
+
+    Returns:
+        ``f(prompts, completions, completion_ids=None, **columns) -> list[float | None]``.
+    """
+    options = ScoreOptions(workers=workers, timeout_s=timeout_s, default_domain=domain)
+
+    def assay_reward(
+        prompts: Sequence[Any] | None,
+        completions: Sequence[Any],
+        completion_ids: Sequence[Any] | None = None,
+        **columns: Any,
+    ) -> list[float | None]:
+        rows = completion_rows(prompts, completions, columns)
+        results = (scorer or shared_scorer(options)).score(rows)
+        return [reward_of(result) for result in results]
+
+    assay_reward.__name__ = assay_reward.__qualname__ = name or _default_name(domain)
+    return assay_reward
+
+
+def async_reward_function(
+    domain: str | None = None,
+    *,
+    workers: int = 2,
+    timeout_s: float | None = None,
+    name: str | None = None,
+    scorer: SharedScorer | None = None,
+) -> AsyncRewardFunc:
+    """The ``async def`` form of :func:`reward_function` (for TRL's async reward functions).
+
+    Scoring runs in a thread (``asyncio.to_thread``), so the event loop stays free while the
+    worker pool verifies.
+    """
+    sync = reward_function(domain, workers=workers, timeout_s=timeout_s, name=name, scorer=scorer)
+
+    async def assay_reward(
+        prompts: Sequence[Any] | None,
+        completions: Sequence[Any],
+        completion_ids: Sequence[Any] | None = None,
+        **columns: Any,
+    ) -> list[float | None]:
+        return await asyncio.to_thread(sync, prompts, completions, completion_ids, **columns)
+
+    assay_reward.__name__ = assay_reward.__qualname__ = sync.__name__
+    return assay_reward
+
+
+def completion_rows(
+    prompts: Sequence[Any] | None, completions: Sequence[Any], columns: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Assay records, one per completion, from TRL's reward-function arguments."""
+    rows: list[dict[str, Any]] = []
+    for i, completion in enumerate(completions):
+        row: dict[str, Any] = {"response": completion_text(completion)}
+        for key in _PASSED_COLUMNS:
+            value = _column(columns, key, i)
+            if value is not None:
+                row[key] = value
+        for key in REFERENCE_COLUMNS:
+            value = _column(columns, key, i)
+            if value is not None:
+                row["reward_model" if key == "reward_model" else "reference"] = value
+                break
+        if prompts is not None and i < len(prompts):
+            row["prompt"] = prompts[i]
+        rows.append(row)
+    return rows
+
+
+def completion_text(completion: Any) -> str | Any:
+    """The text of a completion: a string as it is, or the assistant content of chat messages.
+
+    Anything else is returned unchanged, so the runner reports it as ``unparsable``.
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if isinstance(completion, Sequence) and all(isinstance(m, Mapping) for m in completion):
+        messages = [m for m in completion if m.get("role", "assistant") == "assistant"]
+        return "".join(_content_text(m.get("content")) for m in messages)
+    return completion
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return ""
+
+
+def _column(columns: Mapping[str, Any], key: str, index: int) -> Any:
+    values = columns.get(key)
+    if isinstance(values, Sequence) and not isinstance(values, str) and index < len(values):
+        return values[index]
+    return None
+
+
+def _default_name(domain: str | None) -> str:
+    return f"assay_{domain}".replace("-", "_") if domain else "assay"

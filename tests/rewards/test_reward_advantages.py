@@ -1,0 +1,226 @@
+"""Advantage estimators: hand-computed values and verl-style per-group reference loops."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+import torch
+from assay.rewards.advantages import (
+    compute_advantages,
+    dr_grpo_advantages,
+    gae_advantages,
+    grpo_advantages,
+    masked_whiten,
+    outcome_token_rewards,
+    ppo_token_rewards,
+    reinforce_pp_advantages,
+    rloo_advantages,
+)
+from assay.rewards.segments import group_index, segment_stats
+from torch import Tensor
+
+from assay.errors import ConfigError
+
+# --- references written the way verl's core_algos writes them: a Python loop per group -------
+
+
+def reference_grpo(
+    scores: Tensor, groups: list[int], norm_by_std: bool = True, epsilon: float = 1e-6
+) -> Tensor:
+    id2score: dict[int, list[Tensor]] = defaultdict(list)
+    id2mean: dict[int, Tensor] = {}
+    id2std: dict[int, Tensor] = {}
+    out = scores.clone()
+    for i in range(len(groups)):
+        id2score[groups[i]].append(scores[i])
+    for idx, values in id2score.items():
+        if len(values) == 1:
+            id2mean[idx], id2std[idx] = torch.tensor(0.0), torch.tensor(1.0)
+        else:
+            id2mean[idx] = torch.mean(torch.stack(values))
+            id2std[idx] = torch.std(torch.stack(values))
+    for i in range(len(groups)):
+        if norm_by_std:
+            out[i] = (scores[i] - id2mean[groups[i]]) / (id2std[groups[i]] + epsilon)
+        else:
+            out[i] = scores[i] - id2mean[groups[i]]
+    return out
+
+
+def reference_rloo(scores: Tensor, groups: list[int]) -> Tensor:
+    id2score: dict[int, list[Tensor]] = defaultdict(list)
+    out = scores.clone()
+    for i in range(len(groups)):
+        id2score[groups[i]].append(scores[i])
+    for i in range(len(groups)):
+        n = len(id2score[groups[i]])
+        if n > 1:
+            mean = torch.mean(torch.stack(id2score[groups[i]]))
+            out[i] = scores[i] * n / (n - 1) - mean * n / (n - 1)
+        else:
+            out[i] = 0.0
+    return out
+
+
+def reference_reinforce_pp(scores: Tensor, groups: list[int], mask: Tensor) -> Tensor:
+    id2score: dict[int, list[Tensor]] = defaultdict(list)
+    out = scores.clone()
+    for i in range(len(groups)):
+        id2score[groups[i]].append(scores[i])
+    for i in range(len(groups)):
+        values = id2score[groups[i]]
+        mean = torch.tensor(0.0) if len(values) == 1 else torch.mean(torch.stack(values))
+        out[i] = scores[i] - mean
+    tokens = out.unsqueeze(-1) * mask
+    return masked_whiten(tokens, mask) * mask
+
+
+# --- hand-computed values ---------------------------------------------------------------------
+
+HAND_CASES = [
+    # one group [1, 0]: mean 0.5, unbiased std 0.7071 -> +-0.5 / (0.7071 + eps)
+    ("grpo", [1.0, 0.0], [0, 0], [0.5 / (0.5**0.5 + 1e-6), -0.5 / (0.5**0.5 + 1e-6)]),
+    # a singleton keeps its score (mean 0, std 1 as in verl)
+    ("grpo", [0.7, 1.0, 0.0], [5, 9, 9], [0.7 / (1 + 1e-6), 0.70710, -0.70710]),
+    # all-solved group: zero variance, zero advantage
+    ("grpo", [1.0, 1.0, 1.0], [1, 1, 1], [0.0, 0.0, 0.0]),
+    # Dr. GRPO: centred only, [1, 0, 0, 1] -> +-0.5
+    ("dr_grpo", [1.0, 0.0, 0.0, 1.0], [0, 0, 0, 0], [0.5, -0.5, -0.5, 0.5]),
+    # RLOO [1, 0, 0]: 1 - 0 = 1, 0 - 0.5 = -0.5 twice
+    ("rloo", [1.0, 0.0, 0.0], [3, 3, 3], [1.0, -0.5, -0.5]),
+    # RLOO singleton gets 0
+    ("rloo", [1.0, 0.4, 0.0], [1, 2, 2], [0.0, 0.4, -0.4]),
+]
+
+
+@pytest.mark.parametrize(
+    ("estimator", "scores", "groups", "expected"),
+    HAND_CASES,
+    ids=["grpo-pair", "grpo-singleton", "grpo-flat", "dr-grpo", "rloo-three", "rloo-singleton"],
+)
+def test_hand_computed(
+    estimator: str, scores: list[float], groups: list[int], expected: list[float]
+) -> None:
+    fn = {"grpo": grpo_advantages, "dr_grpo": dr_grpo_advantages, "rloo": rloo_advantages}
+    got = fn[estimator](torch.tensor(scores), torch.tensor(groups))
+    assert got.tolist() == pytest.approx(expected, abs=1e-5)
+
+
+def test_reinforce_pp_hand_computed() -> None:
+    # group [1, 0] -> centred [0.5, -0.5]; both have 2 tokens: token mean 0, unbiased token
+    # variance 4 * 0.25 / 3 = 1/3 -> whitened +-0.5 * sqrt(3)
+    mask = torch.ones(2, 2)
+    got = reinforce_pp_advantages(torch.tensor([1.0, 0.0]), torch.tensor([0, 0]), mask)
+    expected = 0.5 * 3**0.5
+    torch.testing.assert_close(got, torch.tensor([[expected] * 2, [-expected] * 2]))
+
+
+# --- against the reference loops on random batches --------------------------------------------
+
+
+def _random_batch(seed: int, size: int = 96, num_groups: int = 11, length: int = 7) -> tuple:
+    generator = torch.Generator().manual_seed(seed)
+    scores = torch.rand(size, generator=generator)
+    scores[scores < 0.3] = 0.0  # ties, like binary rewards
+    groups = torch.randint(0, num_groups, (size,), generator=generator) * 7 + 100
+    lengths = torch.randint(1, length + 1, (size,), generator=generator)
+    mask = (torch.arange(length) < lengths.unsqueeze(-1)).float()
+    return scores, groups, mask
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+@pytest.mark.parametrize("norm_by_std", [True, False], ids=["std", "no-std"])
+def test_grpo_matches_reference(seed: int, norm_by_std: bool) -> None:
+    # random group sizes include singletons and ties; ids are sparse, not 0..G-1
+    scores, groups, mask = _random_batch(seed)
+    got = compute_advantages("grpo", scores, groups, mask, norm_by_std=norm_by_std)
+    expected = reference_grpo(scores, groups.tolist(), norm_by_std).unsqueeze(-1) * mask
+    torch.testing.assert_close(got, expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+def test_rloo_matches_reference(seed: int) -> None:
+    # leave-one-out baseline, same groups as the GRPO check
+    scores, groups, mask = _random_batch(seed)
+    got = compute_advantages("rloo", scores, groups, mask)
+    expected = reference_rloo(scores, groups.tolist()).unsqueeze(-1) * mask
+    torch.testing.assert_close(got, expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+def test_reinforce_pp_matches_reference(seed: int) -> None:
+    # length-weighted whitening equals verl's token-level masked_whiten
+    scores, groups, mask = _random_batch(seed)
+    got = compute_advantages("reinforce_pp", scores, groups, mask)
+    expected = reference_reinforce_pp(scores, groups.tolist(), mask)
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+
+
+# --- masking ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("estimator", ["grpo", "dr_grpo", "rloo", "reinforce_pp"], ids=str)
+def test_masked_samples_do_not_count(estimator: str) -> None:
+    # a masked sample (error/timeout) gets 0 and the others equal a batch without it
+    scores, groups, mask = _random_batch(7, size=40)
+    valid = torch.ones(40, dtype=torch.bool)
+    valid[[3, 17, 18]] = False
+    scores_with_junk = scores.clone()
+    scores_with_junk[~valid] = 123.0
+    got = compute_advantages(estimator, scores_with_junk, groups, mask, valid)
+    assert got[~valid].abs().sum() == 0
+    kept = compute_advantages(estimator, scores[valid], groups[valid], mask[valid])
+    torch.testing.assert_close(got[valid], kept, atol=1e-6, rtol=1e-6)
+
+
+def test_group_of_only_masked_samples() -> None:
+    # a group whose every member is masked yields zeros, not NaN
+    got = grpo_advantages(
+        torch.tensor([1.0, 0.0, 1.0]), torch.tensor([0, 0, 1]), torch.tensor([False, False, True])
+    )
+    assert got.tolist() == pytest.approx([0.0, 0.0, 1.0 / (1 + 1e-6)])
+
+
+def test_unknown_estimator() -> None:
+    # ppo needs critic values, so it is not an outcome estimator here
+    with pytest.raises(ConfigError, match="gae_advantages"):
+        compute_advantages("ppo", torch.zeros(2), torch.zeros(2), torch.ones(2, 2))
+
+
+# --- token-level rewards and GAE --------------------------------------------------------------
+
+
+def test_outcome_on_last_token_and_kl() -> None:
+    # the score sits on the last response token; KL is subtracted on every response token
+    mask = torch.tensor([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
+    scores = torch.tensor([2.0, 3.0, 4.0])
+    assert outcome_token_rewards(scores, mask).tolist() == [[0, 2, 0], [0, 0, 3], [0, 0, 0]]
+    kl = torch.full((3, 3), 0.5)
+    got = ppo_token_rewards(scores, mask, kl, beta=0.1)
+    expected = torch.tensor([[-0.05, 1.95, 0], [-0.05, -0.05, 2.95], [0, 0, 0]])
+    torch.testing.assert_close(got, expected)
+
+
+def test_gae_matches_hand_values() -> None:
+    # gamma = lam = 1, zero values: raw advantages are returns-to-go [1, 1] and [0, 0],
+    # whitened over the 4 tokens: mean 0.5, unbiased var 1/3
+    rewards = torch.tensor([[0.0, 1.0], [0.0, 0.0]])
+    advantages, returns = gae_advantages(rewards, torch.zeros(2, 2), torch.ones(2, 2))
+    assert returns.tolist() == [[1.0, 1.0], [0.0, 0.0]]
+    whitened = 0.5 * 3**0.5
+    torch.testing.assert_close(advantages, torch.tensor([[whitened] * 2, [-whitened] * 2]))
+
+
+def test_segment_stats_match_torch() -> None:
+    # unbiased std per group equals torch.std on that group
+    values = torch.tensor([1.0, 2.0, 4.0, 10.0, 3.0])
+    index = group_index(torch.tensor([9, 9, 9, 2, 2]))
+    stats = segment_stats(values, index)
+    assert stats.count.tolist() == [2.0, 3.0]
+    torch.testing.assert_close(stats.std, torch.stack([values[3:].std(), values[:3].std()]))
+
+
+def test_group_index_from_strings() -> None:
+    # string ids map to dense indices; None is a singleton group each time
+    assert group_index(["a", "b", None, "a", None]).tolist() == [0, 1, 2, 0, 3]
