@@ -9,6 +9,9 @@ is one test unit: it passes when it runs to the end. Expected values never leave
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from functools import lru_cache
+from types import CodeType
 from typing import Any
 
 from assay.verifiers.code.remote import CallLog, RemoteFunction, Session
@@ -75,8 +78,18 @@ def _has_assert(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Assert) for n in ast.walk(node))
 
 
-def run_check(tests: str, entry_point: str, session: Session) -> list[Unit]:
-    """Run ``check(candidate)`` statement by statement against the sandboxed candidate."""
+@dataclass(frozen=True)
+class _Compiled:
+    """A test module compiled once: its prelude, check's units, and the literal call plan."""
+
+    prelude: CodeType
+    parameter: str
+    plan: list[tuple[tuple[Any, ...], dict[str, Any]]]
+    units: list[tuple[str, CodeType | str, bool]]
+
+
+@lru_cache(maxsize=256)
+def _compile_tests(tests: str) -> _Compiled:
     try:
         tree = ast.parse(tests)
     except SyntaxError as exc:
@@ -84,39 +97,51 @@ def run_check(tests: str, entry_point: str, session: Session) -> list[Unit]:
     check = _check_function(tree)
     if not check.args.args:
         raise MalformedTaskError("check() must take the candidate as its first argument")
-    namespace: dict[str, Any] = {"__name__": "assay_check"}
+    parameter = check.args.args[0].arg
     prelude = ast.Module(body=[n for n in tree.body if n is not check], type_ignores=[])
-    exec(compile(prelude, "<tests>", "exec"), namespace)  # trusted test code
+    units: list[tuple[str, CodeType | str, bool]] = []
+    if any(_has_assert(s) for s in check.body):
+        for statement in check.body:
+            units.append((f"check:{statement.lineno}", _code([statement]), _has_assert(statement)))
+    else:  # no assert at all: the whole check is one unit
+        argument = ast.Name(parameter, ast.Load())
+        call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
+        units.append(("check", _code([check, call]), True))
+    return _Compiled(
+        compile(prelude, "<tests>", "exec"), parameter, literal_calls(check, parameter), units
+    )
+
+
+def _code(body: list[ast.stmt]) -> CodeType | str:
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    try:
+        return compile(module, "<tests>", "exec")
+    except SyntaxError as exc:  # e.g. `return` at the top of check's body
+        return f"cannot run this test statement on its own: {exc.msg}"
+
+
+def run_check(tests: str, entry_point: str, session: Session) -> list[Unit]:
+    """Run ``check(candidate)`` statement by statement against the sandboxed candidate."""
+    compiled = _compile_tests(tests)
+    namespace: dict[str, Any] = {"__name__": "assay_check"}
+    exec(compiled.prelude, namespace)  # trusted test code
     log = CallLog()
     candidate = RemoteFunction(session, entry_point, log)
-    plan = literal_calls(check, check.args.args[0].arg)
-    if plan:
-        candidate.prefetch(plan)
-    namespace[check.args.args[0].arg] = candidate
-    statements = check.body if any(_has_assert(s) for s in check.body) else []
-    if not statements:  # no assert at all: the whole check is one unit
-        return [_run(check, namespace, log, "check", whole=True)]
+    if compiled.plan:
+        candidate.prefetch(compiled.plan)
+    namespace[compiled.parameter] = candidate
     units = []
-    for statement in statements:
-        unit = _run(statement, namespace, log, f"check:{statement.lineno}")
-        if _has_assert(statement):
+    for name, code, is_unit in compiled.units:
+        unit = _run(code, namespace, log, name)
+        if is_unit:
             units.append(unit)
     return units
 
 
-def _run(
-    node: ast.stmt, namespace: dict[str, Any], log: CallLog, name: str, whole: bool = False
-) -> Unit:
+def _run(code: CodeType | str, namespace: dict[str, Any], log: CallLog, name: str) -> Unit:
+    if isinstance(code, str):
+        return Unit(name, False, code)
     start = len(log.outcomes)
-    body: list[ast.stmt] = [node]
-    if whole and isinstance(node, ast.FunctionDef):
-        argument = ast.Name(node.args.args[0].arg, ast.Load())
-        body = [node, ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))]
-    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
-    try:
-        code = compile(module, "<tests>", "exec")
-    except SyntaxError as exc:  # e.g. `return` at the top of check's body
-        return Unit(name, False, f"cannot run this test statement on its own: {exc.msg}")
     passed, message = True, ""
     try:
         exec(code, namespace)  # trusted test code; the candidate is only reached by proxy
