@@ -107,6 +107,17 @@ def test_all_or_nothing_and_ruff_weight(verifier: CodeVerifier) -> None:
     assert weighted.status.value == "correct" and weighted.score == pytest.approx(0.875)
 
 
+def test_static_analysis_can_be_skipped(verifier: CodeVerifier) -> None:
+    reference = {"entry_point": "f", "test_cases": [{"args": [1], "expected": 1}]}
+    names = {
+        c.name for c in _verify(verifier, "def f(x):\n    return x\n", reference).verdict.checks
+    }
+    assert "ruff" in names
+    quiet = {**reference, "static_analysis": False}
+    names = {c.name for c in _verify(verifier, "def f(x):\n    return x\n", quiet).verdict.checks}
+    assert "ruff" not in names
+
+
 def test_runtime_budget_check(verifier: CodeVerifier) -> None:
     slow = "def f(x):\n    s = 0\n    for i in range(3_000_000):\n        s += i\n    return x\n"
     reference = {

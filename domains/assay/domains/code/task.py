@@ -30,6 +30,7 @@ class CodeTask:
         reference_time_s: Optional CPU time of the reference solution, for a runtime budget.
         time_budget_factor: The budget is ``factor * reference_time_s``.
         ruff_weight: Share of the score given to ruff's static-analysis score.
+        static_analysis: Run ruff (on by default; ``"static_analysis": false`` skips it).
         float_tolerance: Relative tolerance for float comparisons (and stdout tokens if set).
     """
 
@@ -45,6 +46,7 @@ class CodeTask:
     time_budget_factor: float = 5.0
     ruff_weight: float = 0.0
     float_tolerance: float | None = None
+    static_analysis: bool = True
 
     @property
     def unit_count_hint(self) -> int:
@@ -114,6 +116,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         else _number(reference, "reference_time_s", 0.0),
         time_budget_factor=_number(reference, "time_budget_factor", 5.0, low=1.0),
         ruff_weight=min(_number(reference, "ruff_weight", 0.0), 1.0),
+        static_analysis=reference.get("static_analysis", True) is not False,
         float_tolerance=None
         if reference.get("float_tolerance") is None
         else _number(reference, "float_tolerance", 0.0),

@@ -16,7 +16,7 @@ from assay.domains.code import modes
 from assay.domains.code.task import CodeTask, parse_task
 from assay.verifiers.code.extract import extract_code, extract_patch
 from assay.verifiers.code.repo import PatchError, added_lines, apply_patch
-from assay.verifiers.code.static import ruff_report, syntax_error
+from assay.verifiers.code.static import RuffRun, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
@@ -133,8 +133,9 @@ class CodeVerifier(Verifier):
         if problem is not None:
             return Verdict.unparsable(f"the code does not parse: {problem}"), audit
         flags = scan_suspicious(code)
+        ruff = RuffRun(code) if task.static_analysis else None  # runs while the tests do
         units = RUNNERS[task.mode](self.pool, code, task)
-        checks = [_suspicious_check(flags), _ruff_check(code)]
+        checks = [_suspicious_check(flags)] + ([_ruff_check(ruff)] if ruff is not None else [])
         return _verdict(task, units, checks), audit | {"units": [u.name for u in units]}
 
     def _verify_repo(self, response: str, task: CodeTask) -> tuple[Verdict, dict[str, Any]]:
@@ -180,8 +181,8 @@ def _suspicious_check(flags: list[Flag]) -> Check:
     )
 
 
-def _ruff_check(code: str) -> Check:
-    report = ruff_report(code)
+def _ruff_check(run: RuffRun) -> Check:
+    report = run.report()
     return Check(
         "ruff",
         report.passed,

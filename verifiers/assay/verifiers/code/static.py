@@ -81,27 +81,47 @@ def ruff_binary() -> str:
     return found
 
 
+class RuffRun:
+    """``ruff check`` started in the background; :meth:`report` waits for its findings.
+
+    The verifier starts it before running the tests, so static analysis overlaps execution.
+    """
+
+    def __init__(self, code: str, select: tuple[str, ...] = DEFAULT_SELECT) -> None:
+        argv = [
+            ruff_binary(), "check", "--isolated", "--no-cache", "--output-format", "json",
+            "--select", ",".join(select), "--stdin-filename", "solution.py", "-",
+        ]  # fmt: skip
+        env = {"PATH": os.environ.get("PATH", ""), "RUFF_NO_CACHE": "true"}
+        self._code = code
+        self._proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env=env,
+        )  # fmt: skip
+
+    def report(self) -> RuffReport:
+        try:
+            stdout, stderr = self._proc.communicate(self._code, timeout=30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.communicate()
+            raise VerifierError("ruff did not finish within 30 s") from None
+        if self._proc.returncode not in (0, 1):
+            raise VerifierError(f"ruff failed ({self._proc.returncode}): {stderr.strip()[:300]}")
+        raw = json.loads(stdout or "[]")
+        findings = tuple(
+            {
+                "rule": item.get("code") or "invalid-syntax",
+                "message": item.get("message", ""),
+                "line": (item.get("location") or {}).get("row"),
+            }
+            for item in raw
+        )
+        rules = Counter(str(f["rule"]) for f in findings)
+        severities = Counter(severity(str(f["rule"])) for f in findings)
+        return RuffReport(findings, dict(rules), dict(severities))
+
+
 def ruff_report(code: str, select: tuple[str, ...] = DEFAULT_SELECT) -> RuffReport:
     """Run ``ruff check`` on ``code`` (JSON output) with a clean, isolated configuration."""
-    argv = [
-        ruff_binary(), "check", "--isolated", "--no-cache", "--output-format", "json",
-        "--select", ",".join(select), "--stdin-filename", "solution.py", "-",
-    ]  # fmt: skip
-    env = {"PATH": os.environ.get("PATH", ""), "RUFF_NO_CACHE": "true"}
-    proc = subprocess.run(
-        argv, input=code, capture_output=True, text=True, timeout=30, check=False, env=env
-    )
-    if proc.returncode not in (0, 1):
-        raise VerifierError(f"ruff failed ({proc.returncode}): {proc.stderr.strip()[:300]}")
-    raw = json.loads(proc.stdout or "[]")
-    findings = tuple(
-        {
-            "rule": item.get("code") or "invalid-syntax",
-            "message": item.get("message", ""),
-            "line": (item.get("location") or {}).get("row"),
-        }
-        for item in raw
-    )
-    rules = Counter(str(f["rule"]) for f in findings)
-    severities = Counter(severity(str(f["rule"])) for f in findings)
-    return RuffReport(findings, dict(rules), dict(severities))
+    return RuffRun(code, select).report()
