@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import tokenizers
 import torch
+import transformers
 from assay.rewards.rm import RewardModelScorer, mix_scores
 
 from assay.errors import ConfigError
-
-transformers = pytest.importorskip("transformers")
-tokenizers = pytest.importorskip("tokenizers")
 
 WORDS = ["2", "+", "=", "4", "5", "so", "the", "answer", "is", "."]
 TEXTS = ["2 + 2 = 4", "2 + 2 = 5 so the answer is 5 .", "the answer is 4", "4"]

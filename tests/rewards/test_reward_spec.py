@@ -174,7 +174,6 @@ def test_load_toml(tmp_path: Path) -> None:
 
 def test_load_yaml(tmp_path: Path) -> None:
     # the YAML form carries the same tables
-    pytest.importorskip("yaml")
     path = tmp_path / "rewards.yaml"
     path.write_text("math:\n  rewards: {incorrect: -1}\n  clip: [-1, 1]\n")
     specs = SpecSet.load(path)
