@@ -136,3 +136,18 @@ def test_registers_as_a_verl_reward_manager() -> None:
 
     register("assay-test")(AssayRewardManager)
     assert get_reward_manager_cls("assay-test") is AssayRewardManager
+
+
+def test_verls_own_reward_manager_calls_compute_score() -> None:
+    # verl's NaiveRewardManager with assay's compute_score as the custom reward function
+    from verl.workers.reward_manager.naive import NaiveRewardManager
+
+    tokenizer = _Tokenizer()
+    texts = ["\\boxed{4}", "\\boxed{5}"]
+    data = _batch(tokenizer, texts, ["4", "4"])
+    data.batch["prompts"] = torch.tensor([tokenizer.encode("12 ")] * len(texts))
+    manager = NaiveRewardManager(tokenizer, num_examine=0, compute_score=compute_score)
+    out = manager(data, return_dict=True)
+    rewards = out["reward_tensor"]
+    assert [rewards[i, len(t) - 1].item() for i, t in enumerate(texts)] == [1.0, 0.0]
+    assert list(out["reward_extra_info"]["status"]) == ["correct", "incorrect"]
