@@ -216,3 +216,39 @@ def test_apps_format_references(
     )
     assert isinstance(built, Record)
     assert run_verifier(verifier, built).status.value == "correct"
+
+
+def test_trajectory_commands_get_step_results(verifier: CodeVerifier) -> None:
+    """Each command an agent ran is scored against the tests: progress per turn."""
+    reference = {
+        "entry_point": "sq",
+        "test_cases": [{"args": [2], "expected": 4}, {"args": [3], "expected": 9}],
+    }
+
+    def call(code: str) -> dict[str, Any]:
+        arguments = json.dumps({"code": code})
+        return {
+            "id": "c",
+            "type": "function",
+            "function": {"name": "python", "arguments": arguments},
+        }
+
+    steps = [
+        {"role": "user", "content": "write sq"},
+        {"role": "assistant", "content": None, "tool_calls": [call("def sq(x):\n    return 4\n")]},
+        {"role": "tool", "tool_call_id": "c", "content": "ok"},
+        {"role": "assistant", "content": None, "tool_calls": [call("def sq(x:\n")]},
+        {"role": "tool", "tool_call_id": "c", "content": "SyntaxError"},
+        {"role": "assistant", "content": "```python\ndef sq(x):\n    return x * x\n```"},
+    ]
+    record = Record("t", "code", "def sq(x):\n    return x * x\n", reference, steps=tuple(steps))
+    result = run_verifier(verifier, record)
+    assert result.status.value == "correct"
+    commands = [s for s in result.verdict.steps if s.evidence.get("kind") == "command"]
+    assert [(s.name, s.score) for s in commands] == [
+        ("command[1]", 0.5),
+        ("command[3]", 0.0),
+        ("command[5]", 1.0),
+    ]
+    tests = [s for s in result.verdict.steps if s.evidence.get("kind") == "test"]
+    assert [s.index for s in tests] == [3, 4] and all(s.passed for s in tests)

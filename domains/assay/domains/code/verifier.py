@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from assay.domains.code import modes
 from assay.domains.code.task import CodeTask, parse_task
+from assay.domains.code.trajectory import command_steps
 from assay.verifiers.code.extract import extract_code, extract_patch
 from assay.verifiers.code.repo import PatchError, added_lines, apply_patch
 from assay.verifiers.code.static import RuffRun, syntax_error
@@ -22,7 +23,7 @@ from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
 
 from assay.errors import MalformedTaskError
-from assay.types import Check, Record, Status, Verdict
+from assay.types import Check, Record, Status, StepResult, Verdict
 from assay.verifier import Verifier
 
 log = logging.getLogger(__name__)
@@ -119,8 +120,24 @@ class CodeVerifier(Verifier):
             verdict, audit = self._verify_repo(record.response, task)
         else:
             verdict, audit = self._verify_code(record.response, task)
+            if record.steps:
+                verdict = self._with_command_steps(verdict, record, task)
         _write_replay(record, verdict, audit, self.pool, time.perf_counter() - started)
         return verdict
+
+    def _with_command_steps(self, verdict: Verdict, record: Record, task: CodeTask) -> Verdict:
+        """Prefix the verdict's steps with one result per command the trajectory ran."""
+        runner = RUNNERS[task.mode]
+        steps = command_steps(record.steps, lambda code: runner(self.pool, code, task))
+        if not steps:
+            return verdict
+        tail = tuple(
+            StepResult(len(steps) + s.index, s.name, s.passed, s.score, s.message,
+                       {"kind": "test", **s.evidence})
+            for s in verdict.steps
+        )  # fmt: skip
+        return Verdict(verdict.status, verdict.score, verdict.checks, (*steps, *tail),
+                       verdict.message)  # fmt: skip
 
     # modes ----------------------------------------------------------------------------------
 

@@ -1,0 +1,79 @@
+"""Per-command results of a multi-step coding trajectory, for process rewards.
+
+When a record carries ``steps`` (OpenAI-format chat messages) in which the assistant ran code
+(a tool call whose arguments hold ``code``/``source``/``script``, or a fenced Python block in an
+assistant message without tool calls), each such command is run against the task's tests in the
+sandbox, like the final answer. Its step result says how far that command got (the fraction of
+test units passed), so the reward layer can reward progress on the turn's tokens.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from assay.verifiers.code.extract import extract_code
+from assay.verifiers.code.static import syntax_error
+from assay.verifiers.code.units import Unit
+
+from assay.types import StepResult
+
+MAX_COMMANDS = 16
+_CODE_KEYS = ("code", "source", "script", "program", "content")
+
+
+def commands(steps: Sequence[Mapping[str, Any]]) -> list[tuple[int, str]]:
+    """``(message index, code)`` for every command the assistant ran, in order (at most 16)."""
+    found: list[tuple[int, str]] = []
+    for index, message in enumerate(steps):
+        if message.get("role") != "assistant":
+            continue
+        calls = message.get("tool_calls") or []
+        if isinstance(calls, list) and calls:
+            for call in calls:
+                code = _code_argument(call)
+                if code is not None:
+                    found.append((index, code))
+        elif isinstance(message.get("content"), str) and "```" in message["content"]:
+            found.append((index, extract_code(message["content"])))
+    return found[:MAX_COMMANDS]
+
+
+def _code_argument(call: Any) -> str | None:
+    function = call.get("function") if isinstance(call, Mapping) else None
+    if not isinstance(function, Mapping):
+        return None
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if not isinstance(arguments, Mapping):
+        return None
+    for key in _CODE_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def command_steps(
+    steps: Sequence[Mapping[str, Any]], run: Callable[[str], list[Unit]]
+) -> list[StepResult]:
+    """One step result per command: its test units' pass fraction (0 when it does not parse)."""
+    results = []
+    for position, (index, code) in enumerate(commands(steps)):
+        problem = syntax_error(code)
+        units = [] if problem is not None else run(code)
+        passed = sum(u.passed for u in units)
+        total = len(units)
+        score = passed / total if total else 0.0
+        message = problem or f"{passed}/{total} tests passed"
+        evidence = {"kind": "command", "message_index": index, "passed": passed, "total": total}
+        results.append(
+            StepResult(position, f"command[{index}]", bool(total) and passed == total, score,
+                       message[:300], evidence)
+        )  # fmt: skip
+    return results
