@@ -153,6 +153,8 @@ def is_cut_off(line: str) -> bool:
     if not items:
         return True
     words = _WORD.findall(stripped[max(items) :])
+    if not words:  # only symbols after the last number ("1,000.99€", "5 m²"): complete
+        return False
     return len(words) > MAX_TRAILING_WORDS or words[-1].lower() in _FUNCTION_WORDS
 
 

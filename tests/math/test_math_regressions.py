@@ -1,0 +1,24 @@
+"""Regressions found on outside cases (Math-Verify's own test tables)."""
+
+from __future__ import annotations
+
+import pytest
+from assay.domains.math.verifier import MathVerifier
+
+from assay.boundary import run_verifier
+from assay.types import Record
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "the number is not 10 which is 1,000.99€",  # currency symbol after the last number
+        "so it is 5 m²",  # a superscript after the last number
+        "The total: 12 %%",  # only symbols after the number
+    ],
+    ids=["currency-symbol-tail", "superscript-tail", "symbol-tail"],
+)
+def test_symbol_tails_do_not_crash_the_cut_off_check(response: str) -> None:
+    # an IndexError here used to turn the verdict into a masked `error`
+    result = run_verifier(MathVerifier(), Record("r", "math", response, {"answer": "7"}))
+    assert result.status.value in {"correct", "incorrect", "unparsable"}, result.verdict.message
