@@ -22,3 +22,18 @@ def test_symbol_tails_do_not_crash_the_cut_off_check(response: str) -> None:
     # an IndexError here used to turn the verdict into a masked `error`
     result = run_verifier(MathVerifier(), Record("r", "math", response, {"answer": "7"}))
     assert result.status.value in {"correct", "incorrect", "unparsable"}, result.verdict.message
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [
+        ("Answer \\[ \n 9 \n \\]", "correct"),  # a display block over several lines is one answer
+        ("Answer $$ \n 9 \n $$", "correct"),  # the same with $$ ... $$
+        ("So\n\\[\nx = 9\n\\]", "correct"),  # an equation in a display block
+        ("Answer $ \n 9 \n $", "unparsable"),  # inline math does not span lines
+    ],
+    ids=["bracket-block", "dollar-block", "equation-block", "inline-split"],
+)
+def test_display_math_over_several_lines(response: str, status: str) -> None:
+    result = run_verifier(MathVerifier(), Record("r", "math", response, {"answer": "9"}))
+    assert result.status.value == status, result.verdict.message

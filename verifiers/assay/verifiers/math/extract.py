@@ -65,6 +65,7 @@ _PHRASES: tuple[tuple[Method, re.Pattern[str]], ...] = (
     ("answer_colon", re.compile(r"(?<!final\s)\banswer\s*\**\s*[:：]", re.IGNORECASE)),
     ("hash", re.compile(r"####")),
 )
+_DISPLAY_MATH = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$", re.S)
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\s+(?:I hope|Hope this)\b")
 _MARKER_END = re.compile(r"[\s*:：.]*")
 _FIRST_PERSON = re.compile(r"\bI\s+[a-z]|n't\b")
@@ -105,6 +106,15 @@ class Box:
     content: str
 
 
+def _join_display_math(text: str) -> str:
+    """Put each display-math block (``\\[ ... \\]``, ``$$ ... $$``) on one line.
+
+    Models often write the final answer as a display block over several lines; the line-based
+    fallbacks must see it whole.
+    """
+    return _DISPLAY_MATH.sub(lambda m: m.group(0).replace("\n", " "), text)
+
+
 def answer_region(response: str) -> str:
     """The part of a response that holds the answer: the text after the last ``</think>``.
 
@@ -125,7 +135,7 @@ def extract_answer(response: str) -> Extraction | None:
         >>> extract_answer("Natalia sold 48 + 24 = 72 clips.\\n#### 72").text
         '72'
     """
-    text = answer_region(response).strip()
+    text = _join_display_math(answer_region(response)).strip()
     if not text:
         return None
     boxed = _from_boxes(text)
