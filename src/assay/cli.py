@@ -240,7 +240,7 @@ def _score(args: argparse.Namespace) -> int:
         cache_dir=args.cache,
     )
     show = sys.stderr.isatty() if args.progress is None else args.progress
-    total = _count_rows(args.input)
+    total = _count_rows(args.input) if show else None  # a second read only for the bar
     progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
     summary = Summary()
     with Scorer(options, registry) as scorer:

@@ -74,11 +74,6 @@ class Scorer:
     def cache(self) -> VerdictCache | None:
         return self._cache
 
-    def score_records(self, records: Iterable[Record]) -> list[Result]:
-        """Score already-built records (API use); results in input order."""
-        rows = (RawRow(i, data=_record_row(r)) for i, r in enumerate(records, start=1))
-        return list(self.score_rows(rows))
-
     def score_rows(
         self, rows: Iterable[RawRow], skip_ids: frozenset[str] | set[str] = frozenset()
     ) -> Iterator[Result]:
@@ -186,16 +181,3 @@ class Scorer:
         while next_out in ready:
             yield ready.pop(next_out)
             next_out += 1
-
-
-def _record_row(record: Record) -> dict[str, object]:
-    return {
-        "id": record.id,
-        "domain": record.domain,
-        "response": record.response,
-        "reference": record.reference,
-        "group": record.group,
-        "prompt": record.prompt,
-        "steps": list(record.steps),
-        "meta": dict(record.meta),
-    }

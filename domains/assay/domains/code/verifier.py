@@ -22,7 +22,6 @@ from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
 
-from assay.errors import MalformedTaskError
 from assay.types import Check, Record, Status, StepResult, Verdict
 from assay.verifier import Verifier
 
@@ -97,21 +96,25 @@ class CodeVerifier(Verifier):
         """
         import pytest  # noqa: F401 - warm the trusted side's pytest once
 
-        self._pool = SandboxPool(size=2)
-        if self._pool.isolation is not Isolation.BWRAP:
+        if self._pool is None:
+            self._pool = self._start_pool()
+
+    @staticmethod
+    def _start_pool() -> SandboxPool:
+        pool = SandboxPool(size=2)
+        if pool.isolation is not Isolation.BWRAP:
             log.warning(
                 "code sandbox isolation is REDUCED to %r (no bubblewrap): see docs/code.md",
-                self._pool.isolation.value,
+                pool.isolation.value,
             )
+        return pool
 
     @property
     def pool(self) -> SandboxPool:
+        """This worker's sandbox pool, started on first use."""
         if self._pool is None:
-            self.setup()
-        assert_pool = self._pool
-        if assert_pool is None:
-            raise MalformedTaskError("sandbox pool failed to start")
-        return assert_pool
+            self._pool = self._start_pool()
+        return self._pool
 
     def verify(self, record: Record) -> Verdict:
         task = parse_task(record.reference, PROJECT_ROOT)
@@ -301,7 +304,7 @@ def _write_replay(
             "response": record.response,
             "reference": record.reference,
         },
-        "verifier": CodeVerifier().id,
+        "verifier": f"{CodeVerifier.name}@{CodeVerifier.version}",
         "sandbox": {"isolation": pool.isolation.value, "report": str(pool.report)},
         "audit": audit,
         "verdict": {

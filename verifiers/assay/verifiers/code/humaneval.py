@@ -149,13 +149,4 @@ def _run(code: CodeType | str, namespace: dict[str, Any], log: CallLog, name: st
         passed, message = False, f"assertion failed {exc}".strip()
     except Exception as exc:  # any error of the statement fails this unit only
         passed, message = False, f"{type(exc).__name__}: {exc}"
-    calls = log.outcomes[start:]
-    return Unit(
-        name,
-        passed,
-        message,
-        wall_s=sum(c.usage.wall_s for c in calls),
-        cpu_s=sum(c.usage.cpu_s for c in calls),
-        peak_rss_bytes=max((c.usage.peak_rss_bytes for c in calls), default=0),
-        evidence={"calls": len(calls)},
-    )
+    return log.unit(name, passed, message, start, None)

@@ -141,14 +141,4 @@ def _forget_modules_under(root: Path) -> None:
 def _unit(nodeid: str, recorder: _Recorder, log: CallLog) -> Unit:
     passed, message = recorder.outcomes[nodeid]
     start, end = recorder.calls.get(nodeid, (0, 0))
-    calls = log.outcomes[start : end if end >= 0 else None]
-    name = nodeid.split("::", 1)[-1]
-    return Unit(
-        name,
-        passed,
-        message,
-        wall_s=sum(c.usage.wall_s for c in calls),
-        cpu_s=sum(c.usage.cpu_s for c in calls),
-        peak_rss_bytes=max((c.usage.peak_rss_bytes for c in calls), default=0),
-        evidence={"calls": len(calls)},
-    )
+    return log.unit(nodeid.split("::", 1)[-1], passed, message, start, end if end >= 0 else None)

@@ -17,7 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import CallOutcome, CallStatus, ResourceUsage
+from assay.verifiers.sandbox._inside.markers import (
+    BUILTIN_KEY,
+    EXCEPTION_KEY,
+    FUNCTION_KEY,
+    HANDLE_KEY,
+    ITERATOR_KEY,
+    TYPE_KEY,
+)
 
 from assay.errors import ConfigError
 
@@ -38,25 +47,20 @@ class CallLog:
 
     outcomes: list[CallOutcome] = field(default_factory=list)
 
-    @property
-    def cpu_s(self) -> float:
-        return sum(o.usage.cpu_s for o in self.outcomes)
+    def unit(self, name: str, passed: bool, message: str, start: int, end: int | None) -> Unit:
+        """A test unit with the resources of the calls logged in ``[start:end]``."""
+        calls = self.outcomes[start:end]
+        return Unit(
+            name,
+            passed,
+            message,
+            wall_s=sum(c.usage.wall_s for c in calls),
+            cpu_s=sum(c.usage.cpu_s for c in calls),
+            peak_rss_bytes=max((c.usage.peak_rss_bytes for c in calls), default=0),
+            evidence={"calls": len(calls)},
+        )
 
-    @property
-    def wall_s(self) -> float:
-        return sum(o.usage.wall_s for o in self.outcomes)
 
-    @property
-    def peak_rss_bytes(self) -> int:
-        return max((o.usage.peak_rss_bytes for o in self.outcomes), default=0)
-
-
-HANDLE_KEY = "\x00h"
-TYPE_KEY = "\x00t"
-EXCEPTION_KEY = "\x00e"
-FUNCTION_KEY = "\x00f"
-BUILTIN_KEY = "\x00b"
-ITERATOR_KEY = "\x00i"
 _BUILTIN_CALLABLES = (
     types.BuiltinFunctionType,
     types.MethodDescriptorType,

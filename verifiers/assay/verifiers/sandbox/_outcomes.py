@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Self
 
 from ._inside.codec import Data
 
@@ -147,24 +148,22 @@ class ProgramOutcome:
     usage: ResourceUsage
     detail: str = ""
 
+    @classmethod
+    def lost(cls, reason: str, timed_out: bool) -> Self:
+        """The outcome of a run whose sandbox worker was lost while it ran."""
+        return cls(
+            ProgramStatus.CRASHED, None, None, timed_out, "", "", False, False, ResourceUsage(),
+            detail=reason,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
-class CommandOutcome:
-    """Result of :meth:`SandboxPool.run_command`.
+class CommandOutcome(ProgramOutcome):
+    """Result of :meth:`SandboxPool.run_command`: a program's outcome plus result files.
 
     ``collected`` maps each requested result file that existed as a regular file to its first
     ``max_value_bytes`` bytes. Candidate code may have written it: see the threat model.
     """
 
-    status: ProgramStatus
-    exit_code: int | None
-    signal: int | None
-    timed_out: bool
-    stdout: str
-    stderr: str
-    stdout_truncated: bool
-    stderr_truncated: bool
-    usage: ResourceUsage
     collected: Mapping[str, bytes] = field(default_factory=dict)
     collected_truncated: frozenset[str] = frozenset()
-    detail: str = ""

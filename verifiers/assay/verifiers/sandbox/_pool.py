@@ -22,8 +22,6 @@ from ._outcomes import (
     IsolationReport,
     PoolStats,
     ProgramOutcome,
-    ProgramStatus,
-    ResourceUsage,
 )
 from ._replies import (
     encoded_files,
@@ -282,10 +280,7 @@ class SandboxPool:
         }  # fmt: skip
         reply = self._run(request, limits)
         if isinstance(reply, _WorkerLostError):
-            return ProgramOutcome(
-                ProgramStatus.CRASHED, None, None, reply.timed_out, "", "", False, False,
-                ResourceUsage(), detail=reply.reason,
-            )  # fmt: skip
+            return ProgramOutcome.lost(reply.reason, reply.timed_out)
         status, timed_out, exit_code, signal_number = program_status(reply)
         return ProgramOutcome(
             status=status,
@@ -335,10 +330,7 @@ class SandboxPool:
         }
         reply = self._run(request, limits)
         if isinstance(reply, _WorkerLostError):
-            return CommandOutcome(
-                ProgramStatus.CRASHED, None, None, reply.timed_out, "", "", False, False,
-                ResourceUsage(), detail=reply.reason,
-            )  # fmt: skip
+            return CommandOutcome.lost(reply.reason, reply.timed_out)
         status, timed_out, exit_code, signal_number = program_status(reply)
         raw = reply.get("collected")
         collected = (

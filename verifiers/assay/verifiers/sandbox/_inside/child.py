@@ -20,6 +20,14 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from . import codec, framing, privileges
+from .markers import (
+    BUILTIN_KEY,
+    EXCEPTION_KEY,
+    FUNCTION_KEY,
+    HANDLE_KEY,
+    ITERATOR_KEY,
+    TYPE_KEY,
+)
 
 # Messages from the zygote to a child are trusted data in ``marshal`` format: the C decoder
 # touches far fewer pages (so fewer copy-on-write faults) than the pure-Python codec. Messages
@@ -197,12 +205,6 @@ def _load_module(
     return module, {"status": "ok"}
 
 
-HANDLE_KEY = "\x00h"
-TYPE_KEY = "\x00t"
-EXCEPTION_KEY = "\x00e"
-FUNCTION_KEY = "\x00f"
-BUILTIN_KEY = "\x00b"
-ITERATOR_KEY = "\x00i"
 _handles: dict[int, object] = {}
 
 
