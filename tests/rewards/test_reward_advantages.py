@@ -174,6 +174,24 @@ def test_masked_samples_do_not_count(estimator: str) -> None:
     torch.testing.assert_close(got[valid], kept, atol=1e-6, rtol=1e-6)
 
 
+@pytest.mark.parametrize("estimator", ["grpo", "dr_grpo", "rloo", "reinforce_pp"], ids=str)
+def test_out_buffer_reused(estimator: str) -> None:
+    # writing into a caller-owned buffer gives the same values, in that buffer, and a stale
+    # buffer's old contents (ones, where the mask is 0) do not survive
+    scores, groups, mask = _random_batch(11, size=32)
+    expected = compute_advantages(estimator, scores, groups, mask)
+    buffer = torch.ones_like(mask)
+    got = compute_advantages(estimator, scores, groups, mask, out=buffer)
+    assert got.data_ptr() == buffer.data_ptr()
+    torch.testing.assert_close(got, expected, atol=0, rtol=0)
+
+
+def test_out_buffer_of_wrong_shape() -> None:
+    scores, groups, mask = _random_batch(3, size=8)
+    with pytest.raises(ConfigError, match="out must be"):
+        compute_advantages("grpo", scores, groups, mask, out=torch.empty(8, 3))
+
+
 def test_group_of_only_masked_samples() -> None:
     # a group whose every member is masked yields zeros, not NaN
     got = grpo_advantages(
