@@ -131,9 +131,8 @@ def to_tokens(
     if out is None:
         return per_sample.unsqueeze(-1) * mask
     if out.shape != mask.shape or out.dtype != per_sample.dtype:
-        raise ConfigError(
-            f"out must be {tuple(mask.shape)} {per_sample.dtype}, got {tuple(out.shape)} {out.dtype}"
-        )
+        want = f"{tuple(mask.shape)} {per_sample.dtype}"
+        raise ConfigError(f"out must be {want}, got {tuple(out.shape)} {out.dtype}")
     return torch.mul(per_sample.unsqueeze(-1), mask, out=out)
 
 
