@@ -37,3 +37,20 @@ def test_symbol_tails_do_not_crash_the_cut_off_check(response: str) -> None:
 def test_display_math_over_several_lines(response: str, status: str) -> None:
     result = run_verifier(MathVerifier(), Record("r", "math", response, {"answer": "9"}))
     assert result.status.value == status, result.verdict.message
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "status"),
+    [
+        ("The area is 1000.99 m^2, which is 1,000.99m²", "1000.99", "correct"),
+        ("The area is 12 cm^2", "12", "correct"),
+        ("The volume is 8 m³", "8", "correct"),
+        ("The volume is 8 m^{3}", "8", "correct"),
+        ("The area is 12 cm^2", "2", "incorrect"),  # the unit's exponent is not the answer
+    ],
+    ids=["caret-then-superscript", "caret", "superscript", "braced-exponent", "not-the-exponent"],
+)
+def test_unit_exponent_is_not_the_answer(response: str, gold: str, status: str) -> None:
+    # an unmarked last line used to end on the "2" of "m^2"
+    result = run_verifier(MathVerifier(), Record("r", "math", response, {"answer": gold}))
+    assert result.status.value == status, result.verdict.message

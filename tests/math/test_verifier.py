@@ -302,7 +302,7 @@ def test_plain_text_math_needs_no_eval(verifier: MathVerifier, no_string_evaluat
 
 def test_class_attributes() -> None:
     # Registry keys: name, version, aliases, verl data sources, timeout, fixtures.
-    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.0.1")
+    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.0.2")
     assert MathVerifier.aliases == ("gsm8k", "competition_math")
     assert "HuggingFaceH4/MATH-500" in MathVerifier.data_sources
     assert "aime*" in MathVerifier.data_sources

@@ -48,7 +48,7 @@ _MATH_SPAN = re.compile(
 _BOLD = re.compile(r"\*\*(?P<text>[^*]+?)\*\*")
 _CHOICE = re.compile(r"\((?P<letter>[A-J])\)")
 _NUMBER = re.compile(
-    r"[-\u2212]?(?:\\frac\{\d+\}\{\d+\}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
+    r"(?<![\^A-Za-z_{²³])[-\u2212]?(?:\\frac\{\d+\}\{\d+\}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
     r"|\.\d+)(?:\s*\\?%)?"
 )
 _WORD = re.compile(r"[A-Za-z']+")
