@@ -1,0 +1,115 @@
+"""Scoring a question's final answer: a figure at the labelled precision, a text, or a refusal."""
+
+from __future__ import annotations
+
+from assay.domains.finance.task import Task
+from assay.verifiers.finance import (
+    Document,
+    FinalAnswer,
+    answer_amount,
+    compare,
+    final_answer,
+    ground_quote,
+    ground_value,
+    is_refusal,
+    normalize_text,
+)
+
+from assay.types import Check, Verdict
+
+
+def score_question(task: Task, response: str, document: Document) -> Verdict:
+    """Correct or incorrect; ``unparsable`` when the response commits to no answer."""
+    found = final_answer(response)
+    refused = _refuses(found, response)
+    if not task.answerable:
+        return _unanswerable(found, refused)
+    if refused:
+        check = Check("refusal", False, message="declined to answer an answerable question")
+        return Verdict.incorrect((check,), message=check.message)
+    if found is None or not found.text.strip():
+        return Verdict.unparsable("no final answer in the response")
+    extraction = Check(
+        "extraction", True, message=found.text[:200], evidence={"method": found.method}
+    )
+    if task.text_answers:
+        answer_check = _text_check(task, found)
+    else:
+        figure_check = _figure_check(task, found)
+        if figure_check is None:
+            return Verdict.unparsable("the final answer holds no figure", (extraction,))
+        answer_check = figure_check
+    checks = [extraction, answer_check]
+    grounding = _grounding(found, document, task)
+    if grounding is not None:
+        checks.append(grounding)
+    ok = answer_check.passed and (
+        grounding is None or grounding.passed or task.grounding == "report"
+    )
+    if ok:
+        return Verdict.correct(tuple(checks))
+    failed = next(c for c in checks if not c.passed)
+    return Verdict.incorrect(tuple(checks), message=failed.message)
+
+
+def _refuses(found: FinalAnswer | None, response: str) -> bool:
+    if found is None:
+        return is_refusal(response)
+    if found.method == "last_figure":
+        return False
+    return is_refusal(found.text) and answer_amount(found.text)[0] is None
+
+
+def _unanswerable(found: FinalAnswer | None, refused: bool) -> Verdict:
+    if refused:
+        return Verdict.correct(
+            (Check("refusal", True, message="declined: the document does not say"),)
+        )
+    if found is None:
+        return Verdict.unparsable("no final answer in the response")
+    check = Check(
+        "refusal", False, message=f"answered {found.text[:80]!r}; the document does not say"
+    )
+    return Verdict.incorrect((check,), message=check.message)
+
+
+def _text_check(task: Task, found: FinalAnswer) -> Check:
+    given = normalize_text(found.text)
+    accepted = [normalize_text(t) for t in task.text_answers]
+    ok = given in accepted
+    return Check(
+        "answer",
+        ok,
+        message=f"{found.text[:80]!r} {'is' if ok else 'is not'} {task.text_answers[0]!r}",
+        evidence={"given": given, "accepted": accepted},
+    )
+
+
+def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
+    figure = task.answer
+    amount, hedged = answer_amount(found.text)
+    if figure is None or amount is None:
+        return None
+    if hedged:
+        return Check("answer", False, message=f"hedges between figures: {found.text[:80]!r}")
+    outcome = compare(amount, figure)
+    evidence = {
+        "given": amount.text,
+        "expected": figure.describe(),
+        "tolerance": f"{figure.tolerance.normalize():f}",
+    }
+    return Check("answer", outcome.matched, message=outcome.reason, evidence=evidence)
+
+
+def _grounding(found: FinalAnswer, document: Document, task: Task) -> Check | None:
+    if found.page is None:
+        return None
+    if found.quote is not None:
+        result = ground_quote(document, found.page, found.quote)
+    else:
+        amount, _ = answer_amount(found.text)
+        if amount is None:
+            return None
+        reading = compare(amount, task.answer).reading if task.answer is not None else None
+        result = ground_value(document, found.page, amount, reading)
+    return Check("grounding", result.grounded, message=result.message, evidence=result.evidence)
