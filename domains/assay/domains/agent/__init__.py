@@ -1,0 +1,1 @@
+"""The agent (tool-calling) domain: replayed environments, call accuracy, step rewards."""

@@ -1,0 +1,153 @@
+"""Replay a trajectory's calls on a fresh environment and judge each call.
+
+Each call is, in order: decoded (bad JSON arguments are an invalid call, ``bad_json``), looked
+up among the task's tools (``unknown_tool``), checked against its schema (``schema``), then run.
+With an environment the call runs on the fresh instance and a refusal is a ``tool_error``; the
+results recorded in the trajectory are not trusted. Without one, a recorded result that is a
+JSON object with a true ``"error"`` key, or text starting with ``error``, is a ``tool_error``.
+Invalid calls are not run (a harness would have answered them with an error).
+
+Then per call: ``repeat`` (identical name and arguments to an earlier failing call: a loop),
+``duplicate`` (identical to an earlier successful call that changed nothing), ``recovered`` (a
+success of a tool after failures of that tool, or after a call to an unknown tool).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assay.domains.agent.task import AgentTask
+from assay.verifiers.agent.environment import ToolError
+from assay.verifiers.agent.schema import check_arguments
+from assay.verifiers.agent.trajectory import ToolCall, Trajectory
+
+JSON = Any
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    """What happened to one call."""
+
+    call: ToolCall
+    key: str
+    error_kind: str | None = None
+    error: str | None = None
+    mutated: bool = False
+    repeat: bool = False
+    duplicate: bool = False
+    recovered: bool = False
+    matched: bool = False
+    wrong: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.error_kind is not None
+
+    @property
+    def useful(self) -> bool:
+        """Succeeded and did something: matched, changed state, or read something new."""
+        if self.failed or self.wrong:
+            return False
+        return self.matched or self.mutated or not self.duplicate
+
+    @property
+    def score(self) -> float:
+        if self.failed or self.wrong:
+            return 0.0
+        return 1.0 if self.useful else 0.5
+
+    def to_evidence(self) -> dict[str, JSON]:
+        return {
+            "id": self.call.id, "name": self.call.name, "valid": not self.failed,
+            "useful": self.useful, "error_kind": self.error_kind, "error": self.error,
+            "recovered": self.recovered, "repeat": self.repeat,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Outcomes of every call in order, and the final state's digest (with an environment)."""
+
+    outcomes: tuple[CallOutcome, ...]
+    final_digest: str | None
+
+
+def _key(call: ToolCall) -> str:
+    if call.arguments is None:
+        return f"{call.name}\x00<undecodable>"
+    try:
+        return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return f"{call.name}\x00{call.arguments!r}"
+
+
+def recorded_error(text: str | None) -> str | None:
+    """The error a recorded tool result reports, if it reports one."""
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped[:1] == "{":
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            value = None
+        if isinstance(value, Mapping) and value.get("error"):
+            return str(value["error"])[:300]
+    if stripped[:5].lower() == "error":
+        return stripped[:300]
+    return None
+
+
+def replay(task: AgentTask, trajectory: Trajectory) -> Replay:
+    """Run and judge every call of ``trajectory`` (rules in the module docstring)."""
+    env = task.new_env()
+    outcomes: list[CallOutcome] = []
+    failed_keys: set[str] = set()
+    success_keys: set[str] = set()
+    open_failures: dict[str, int] = {}
+    for call in trajectory.calls:
+        outcome = CallOutcome(call, _key(call))
+        _run(task, env, call, trajectory.results.get(call.id), outcome)
+        if outcome.failed:
+            outcome.repeat = outcome.key in failed_keys
+            failed_keys.add(outcome.key)
+            slot = call.name if outcome.error_kind != "unknown_tool" else "\x00any"
+            open_failures[slot] = open_failures.get(slot, 0) + 1
+        else:
+            pending = open_failures.pop(call.name, 0) + open_failures.pop("\x00any", 0)
+            outcome.recovered = pending > 0
+            outcome.duplicate = not outcome.mutated and outcome.key in success_keys
+            success_keys.add(outcome.key)
+        outcomes.append(outcome)
+    return Replay(tuple(outcomes), None if env is None else env.digest())
+
+
+def _run(
+    task: AgentTask, env: Any, call: ToolCall, recorded: str | None, outcome: CallOutcome
+) -> None:
+    if call.arguments is None:
+        outcome.error_kind, outcome.error = "bad_json", call.problem
+        return
+    spec = task.tools.get(call.name)
+    if spec is None:
+        outcome.error_kind, outcome.error = "unknown_tool", f"no tool named {call.name!r}"
+        return
+    problems = check_arguments(spec, call.arguments)
+    if problems:
+        outcome.error_kind, outcome.error = "schema", "; ".join(problems)[:300]
+        return
+    if env is None:
+        error = recorded_error(recorded)
+        if error is not None:
+            outcome.error_kind, outcome.error = "tool_error", error
+        return
+    try:
+        env.call(call.name, call.arguments)
+    except ToolError as exc:
+        outcome.error_kind, outcome.error = "tool_error", str(exc)[:300]
+        return
+    definition = env.tools.get(call.name)
+    outcome.mutated = definition is not None and definition.mutates

@@ -1,0 +1,191 @@
+"""The reference of an agent task (docs/agent.md), read into an :class:`AgentTask`.
+
+Keys: ``tools`` (OpenAI tool list; optional when ``env`` names an environment, whose tools are
+then used), ``env`` (a name, or ``{"name", "state"}`` with a starting state), and at least one
+outcome: ``expected_calls`` (BFCL style; ``[]`` means no tool fits the request; BFCL's
+``ground_truth`` is read too), ``goal`` (``{"calls": [...]}`` replayed on a fresh environment,
+or ``{"state": {...}}``), ``facts``. Optional: ``gold_steps`` (default: the number of goal
+calls), ``extra_calls`` (``"allow"`` / ``"forbid"``; default ``"allow"`` with an environment),
+``weights``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.domains.agent.envs import env_registry
+from assay.verifiers.agent.environment import Environment, ToolError, UnknownEnvironmentError
+from assay.verifiers.agent.facts import Fact, parse_facts
+from assay.verifiers.agent.matching import ExpectedCall, parse_expected
+from assay.verifiers.agent.schema import ToolSpec, check_arguments, parse_tools
+from assay.verifiers.agent.trajectory import decode_arguments
+
+from assay.errors import MalformedTaskError
+
+JSON = Any
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "calls": 0.3, "state": 0.3, "facts": 0.2, "efficiency": 0.1, "recovery": 0.1,
+}  # fmt: skip
+_CACHE_SIZE = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTask:
+    """Everything a trajectory is judged against (see the module docstring)."""
+
+    tools: Mapping[str, ToolSpec]
+    env: type[Environment] | None = None
+    env_state: Mapping[str, JSON] | None = None
+    expected: tuple[ExpectedCall, ...] | None = None
+    forbid_extra: bool = True
+    goal_digest: str | None = None
+    facts: tuple[Fact, ...] | None = None
+    gold_steps: int | None = None
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+    def new_env(self) -> Environment | None:
+        """A fresh environment instance, or ``None`` when the task has none."""
+        return None if self.env is None else self.env(self.env_state)
+
+
+_cache: OrderedDict[str, AgentTask] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def parse_task(reference: JSON) -> AgentTask:
+    """The task of a reference, cached by its canonical JSON (a GRPO group replays the gold
+    calls once)."""
+    if not isinstance(reference, Mapping):
+        raise MalformedTaskError(
+            f"agent reference must be an object, got {type(reference).__name__}"
+        )
+    try:
+        key = json.dumps(reference, sort_keys=True, default=repr)
+    except (TypeError, ValueError) as exc:
+        raise MalformedTaskError(f"agent reference is not JSON: {exc}") from exc
+    with _cache_lock:
+        task = _cache.get(key)
+        if task is not None:
+            _cache.move_to_end(key)
+            return task
+    task = _build(reference)
+    with _cache_lock:
+        _cache[key] = task
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return task
+
+
+def _build(reference: Mapping[str, JSON]) -> AgentTask:
+    env_cls, env_state = _env(reference.get("env"))
+    if "tools" in reference:
+        tools = parse_tools(reference["tools"])
+    elif env_cls is not None:
+        tools = env_cls.tool_specs()
+    else:
+        raise MalformedTaskError("agent reference needs 'tools' or an 'env'")
+    raw_expected = reference.get("expected_calls", reference.get("ground_truth"))
+    expected = None if raw_expected is None else tuple(parse_expected(raw_expected))
+    goal_digest, goal_calls = _goal(reference.get("goal"), env_cls, env_state, tools)
+    facts = None if reference.get("facts") is None else tuple(parse_facts(reference["facts"]))
+    if expected is None and goal_digest is None and not facts:
+        raise MalformedTaskError(
+            "agent reference needs an outcome: 'expected_calls', 'goal' or 'facts'"
+        )
+    gold = reference.get("gold_steps", goal_calls)
+    if gold is not None and (isinstance(gold, bool) or not isinstance(gold, int) or gold < 0):
+        raise MalformedTaskError(f"gold_steps must be an integer >= 0, got {gold!r}")
+    return AgentTask(
+        tools=tools,
+        env=env_cls,
+        env_state=env_state,
+        expected=expected,
+        forbid_extra=_forbid_extra(reference.get("extra_calls"), env_cls),
+        goal_digest=goal_digest,
+        facts=facts,
+        gold_steps=gold,
+        weights=_weights(reference.get("weights")),
+    )
+
+
+def _env(raw: JSON) -> tuple[type[Environment] | None, Mapping[str, JSON] | None]:
+    if raw is None:
+        return None, None
+    name, state = (raw, None) if isinstance(raw, str) else (None, None)
+    if isinstance(raw, Mapping):
+        name, state = raw.get("name"), raw.get("state")
+    if not isinstance(name, str) or not (state is None or isinstance(state, Mapping)):
+        raise MalformedTaskError("env must be a name or {'name': str, 'state': {...}}")
+    try:
+        return env_registry().get(name), state
+    except UnknownEnvironmentError as exc:
+        raise MalformedTaskError(str(exc)) from exc
+
+
+def _goal(
+    raw: JSON,
+    env_cls: type[Environment] | None,
+    env_state: Mapping[str, JSON] | None,
+    tools: Mapping[str, ToolSpec],
+) -> tuple[str | None, int | None]:
+    """The goal state's digest and the number of gold calls (when the goal is calls)."""
+    if raw is None:
+        return None, None
+    if env_cls is None:
+        raise MalformedTaskError("a goal needs an 'env' to replay in")
+    if isinstance(raw, Mapping) and isinstance(raw.get("state"), Mapping):
+        return env_cls._canonicalizer.digest(raw["state"]), None
+    calls = raw.get("calls") if isinstance(raw, Mapping) else None
+    if not isinstance(calls, list):
+        raise MalformedTaskError("goal must be {'calls': [...]} or {'state': {...}}")
+    env = env_cls(env_state)
+    for position, call in enumerate(calls):
+        name, arguments = _gold_call(call, position)
+        spec = tools.get(name)
+        problems = ["not among the tools"] if spec is None else check_arguments(spec, arguments)
+        if problems:
+            raise MalformedTaskError(f"goal call {position} ({name}): {'; '.join(problems)}")
+        try:
+            env.call(name, arguments)
+        except ToolError as exc:
+            raise MalformedTaskError(f"goal call {position} ({name}) fails: {exc}") from exc
+    return env.digest(), len(calls)
+
+
+def _gold_call(call: JSON, position: int) -> tuple[str, Mapping[str, JSON]]:
+    if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
+        call = call["function"]
+    if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+        raise MalformedTaskError(f"goal call {position} must be {{'name', 'arguments'}}")
+    arguments, problem = decode_arguments(call.get("arguments"))
+    if arguments is None:
+        raise MalformedTaskError(f"goal call {position}: {problem}")
+    return call["name"], arguments
+
+
+def _forbid_extra(raw: JSON, env_cls: type[Environment] | None) -> bool:
+    if raw is None:
+        return env_cls is None
+    if raw not in ("allow", "forbid"):
+        raise MalformedTaskError(f"extra_calls must be 'allow' or 'forbid', got {raw!r}")
+    return bool(raw == "forbid")
+
+
+def _weights(raw: JSON) -> dict[str, float]:
+    weights = dict(DEFAULT_WEIGHTS)
+    if raw is None:
+        return weights
+    if not isinstance(raw, Mapping):
+        raise MalformedTaskError("weights must be an object")
+    for key, value in raw.items():
+        if key not in weights:
+            raise MalformedTaskError(f"unknown weight {key!r}; known: {', '.join(weights)}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise MalformedTaskError(f"weight {key!r} must be a number >= 0")
+        weights[key] = float(value)
+    return weights

@@ -1,0 +1,65 @@
+"""The agent verifier: tool-calling trajectories judged on calls, outcome and steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from assay.domains.agent.replay import replay
+from assay.domains.agent.scoring import judge
+from assay.domains.agent.task import parse_task
+from assay.verifiers.agent.trajectory import TrajectoryError, parse_trajectory
+
+from assay.types import Check, Record, Verdict
+from assay.verifier import Verifier
+
+PROJECT_ROOT = Path(__file__).resolve().parents[4]
+
+
+class AgentVerifier(Verifier):
+    """Scores an OpenAI-format tool-calling trajectory (``steps``) against an agent task.
+
+    The reference holds the tools (or an environment that provides them) and one or more
+    outcomes: expected calls (BFCL style, parallel calls in any order), a goal state reached by
+    replaying the calls on a fresh environment, required facts in the final answer (the
+    ``response``, else the last assistant text), and a gold step count. See docs/agent.md.
+
+    Verdicts: ``unparsable`` for an unreadable trajectory (unknown role, missing tool result,
+    a tool call without a name...), ``incorrect`` (score 0) when the goal state is missed, a
+    tool is called though none fits, or no outcome is achieved; otherwise the weighted score
+    (1 is ``correct``, below is ``partial``). One step result per assistant turn carries
+    ``valid_call``, ``useful_call`` and ``error_recovered``.
+
+    Example:
+        >>> record = Record("1", "agent", "Cancelled; refund $50.", {
+        ...     "env": "retail", "facts": [50],
+        ...     "goal": {"calls": [{"name": "cancel_order", "arguments":
+        ...              {"order_id": "W1001", "reason": "no longer needed"}}]}},
+        ...     steps=({"role": "assistant", "content": None, "tool_calls": [{"id": "c1",
+        ...             "type": "function", "function": {"name": "cancel_order", "arguments":
+        ...             '{"order_id": "W1001", "reason": "no longer needed"}'}}]},
+        ...            {"role": "tool", "tool_call_id": "c1", "content": "ok"}))
+        >>> verdict = AgentVerifier().verify(record)
+        >>> verdict.status, verdict.score, [s.evidence["useful_call"] for s in verdict.steps]
+        (<Status.CORRECT: 'correct'>, 1.0, [True])
+    """
+
+    name: ClassVar[str] = "agent"
+    version: ClassVar[str] = "1.0.0"
+    aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
+    data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
+    default_timeout_s: ClassVar[float] = 10.0
+    fixtures: ClassVar[Path | None] = PROJECT_ROOT / "fixtures" / "agent" / "cases.jsonl"
+
+    def verify(self, record: Record) -> Verdict:
+        """Score one trajectory; raises :class:`MalformedTaskError` for an unusable reference."""
+        task = parse_task(record.reference)
+        try:
+            trajectory = parse_trajectory(list(record.steps))
+        except TrajectoryError as exc:
+            check = Check("trajectory", False, 0.0, str(exc), {"kind": exc.kind})
+            return Verdict.unparsable(str(exc), (check,))
+        answer = record.response if record.response.strip() else trajectory.final_text
+        if not trajectory.turns and not answer.strip():
+            return Verdict.unparsable("no assistant turn and no response")
+        return judge(task, trajectory, replay(task, trajectory), answer)

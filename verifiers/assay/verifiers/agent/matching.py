@@ -1,0 +1,159 @@
+"""BFCL-style call matching: expected calls with the allowed values of each argument.
+
+An expected call is written either the BFCL ``possible_answer`` way,
+``{"get_weather": {"city": ["Paris", "Paris, France"], "unit": ["celsius", ""]}}`` (each
+argument maps to its allowed values; ``""`` among them means the argument may be left out), or
+explicitly, ``{"name": "get_weather", "arguments": {"city": "Paris"}}`` (one allowed value each,
+all required). An actual call matches when the name is equal, every required expected argument
+is present, no argument outside the expected ones is given, and each value matches one of its
+allowed values:
+
+- strings after :func:`normalise_string` (case, spaces and ``,./-_*^'"`` do not count);
+- numbers numerically (an int matches an allowed ``5.0``), never a bool for a number;
+- lists element by element in order, objects key by key.
+
+Several expected calls (parallel calls) are matched as a set, in any order, by a maximum
+bipartite matching, so one actual call never satisfies two expected ones.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assay.errors import MalformedTaskError
+
+JSON = Any
+OMITTED = ""
+"""BFCL's marker, among an argument's allowed values, for "may be left out"."""
+
+_STRIP = re.compile(r"[\s,./\-_*^'\"]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedCall:
+    """One call that must appear, with the allowed values of each argument."""
+
+    name: str
+    allowed: Mapping[str, tuple[JSON, ...]]
+
+    def required(self) -> list[str]:
+        return [arg for arg, values in self.allowed.items() if OMITTED not in values]
+
+
+def normalise_string(text: str) -> str:
+    """Casefolded NFKC text without whitespace and ``,./-_*^'"`` (BFCL's leniency)."""
+    return _STRIP.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def parse_expected(calls: JSON) -> list[ExpectedCall]:
+    """Expected calls from a reference list (both notations above).
+
+    Raises:
+        MalformedTaskError: not a list, or an entry in neither notation.
+    """
+    if not isinstance(calls, list):
+        raise MalformedTaskError(f"expected_calls must be a list, got {type(calls).__name__}")
+    return [_parse_one(entry, position) for position, entry in enumerate(calls)]
+
+
+def _parse_one(entry: JSON, position: int) -> ExpectedCall:
+    where = f"expected_calls[{position}]"
+    if not isinstance(entry, Mapping):
+        raise MalformedTaskError(f"{where} is not an object")
+    if isinstance(entry.get("name"), str) and "arguments" in entry:
+        arguments = entry["arguments"]
+        if not isinstance(arguments, Mapping):
+            raise MalformedTaskError(f"{where}.arguments is not an object")
+        return ExpectedCall(entry["name"], {str(k): (v,) for k, v in arguments.items()})
+    if len(entry) != 1:
+        raise MalformedTaskError(
+            f"{where} must be {{name: {{arg: [allowed values]}}}} or {{name, arguments}}"
+        )
+    ((name, args),) = entry.items()
+    if not isinstance(args, Mapping):
+        raise MalformedTaskError(f"{where}.{name} must map arguments to allowed values")
+    allowed = {}
+    for arg, values in args.items():
+        if not isinstance(values, list) or not values:
+            raise MalformedTaskError(f"{where}.{name}.{arg} must be a non-empty list of values")
+        allowed[str(arg)] = tuple(values)
+    return ExpectedCall(str(name), allowed)
+
+
+def values_match(actual: JSON, allowed: JSON) -> bool:
+    """Whether one argument value matches one allowed value (rules in the module docstring)."""
+    if isinstance(actual, bool) or isinstance(allowed, bool):
+        return type(actual) is type(allowed) and actual == allowed
+    if isinstance(actual, int | float) and isinstance(allowed, int | float):
+        return float(actual) == float(allowed)
+    if isinstance(actual, str) and isinstance(allowed, str):
+        return normalise_string(actual) == normalise_string(allowed)
+    if isinstance(actual, list) and isinstance(allowed, list | tuple):
+        return len(actual) == len(allowed) and all(
+            values_match(a, b) for a, b in zip(actual, allowed, strict=True)
+        )
+    if isinstance(actual, Mapping) and isinstance(allowed, Mapping):
+        return set(actual) == set(allowed) and all(
+            values_match(actual[k], allowed[k]) for k in actual
+        )
+    return actual is None and allowed is None
+
+
+def mismatch(expected: ExpectedCall, name: str, arguments: Mapping[str, JSON]) -> str | None:
+    """Why an actual call does not match an expected one (``None`` when it does)."""
+    if name != expected.name:
+        return f"function {name!r} is not {expected.name!r}"
+    for arg in expected.required():
+        if arg not in arguments:
+            return f"argument {arg!r} is missing"
+    for arg, value in arguments.items():
+        if arg not in expected.allowed:
+            return f"argument {arg!r} is not expected"
+        options = [v for v in expected.allowed[arg] if v != OMITTED or isinstance(value, str)]
+        if not any(values_match(value, option) for option in options):
+            return f"argument {arg!r}: {value!r} is not among {list(expected.allowed[arg])!r}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Matching:
+    """Pairs ``(expected index, actual index)`` and what stayed unmatched on either side."""
+
+    pairs: tuple[tuple[int, int], ...]
+    unmatched_expected: tuple[int, ...]
+    unmatched_actual: tuple[int, ...]
+
+
+def match_calls(
+    expected: Sequence[ExpectedCall], actual: Sequence[tuple[str, Mapping[str, JSON]]]
+) -> Matching:
+    """A maximum matching of expected calls to actual ``(name, arguments)`` calls, any order."""
+    fits = [
+        [j for j, (name, args) in enumerate(actual) if mismatch(e, name, args) is None]
+        for e in expected
+    ]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in fits[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or augment(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(len(expected)):
+        augment(i, set())
+    pairs = tuple(sorted((i, j) for j, i in owner.items()))
+    matched_e = {i for i, _ in pairs}
+    return Matching(
+        pairs,
+        tuple(i for i in range(len(expected)) if i not in matched_e),
+        tuple(j for j in range(len(actual)) if j not in owner),
+    )

@@ -1,0 +1,197 @@
+"""OpenAI-format chat messages to a typed trajectory of assistant turns and tool calls.
+
+Accepted messages: ``system``/``developer``/``user`` (ignored for scoring), ``assistant``
+(``content`` and optional ``tool_calls``: ``{"id", "type": "function", "function": {"name",
+"arguments"}}`` with ``arguments`` a JSON string, or an already decoded object) and ``tool``
+(``tool_call_id``, ``content``). Content is a string, ``null`` or a list of ``{"type": "text",
+"text": ...}`` parts.
+
+What makes a trajectory unreadable (:class:`TrajectoryError`, an ``unparsable`` verdict): a
+message that is not an object, an unknown role, content of the wrong type, a tool call without
+a function name, two calls with one id, a tool result for no call, and a call whose result is
+missing although the conversation went on after it. Calls of the *last* assistant turn may
+lack results (BFCL-style: the call itself is the answer). Arguments that are not a JSON object
+are not fatal: the call is kept with :attr:`ToolCall.problem` set, and scored as an invalid
+call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assay.errors import AssayError
+
+JSON = Any
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
+class TrajectoryError(AssayError):
+    """The messages do not form a readable trajectory.
+
+    Attributes:
+        kind: Stable tag: ``not_a_list``, ``not_an_object``, ``unknown_role``, ``bad_content``,
+            ``bad_tool_call``, ``duplicate_call_id``, ``orphan_tool_result``,
+            ``missing_tool_result``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the assistant made.
+
+    Attributes:
+        id: The call id (synthesised as ``call@<message>.<k>`` when the message has none).
+        name: Function name.
+        arguments: Decoded arguments, or ``None`` when they are not a JSON object.
+        problem: Why the arguments could not be decoded.
+        message_index: Index of the assistant message in ``steps``.
+        turn: Ordinal of the assistant turn (0-based).
+    """
+
+    id: str
+    name: str
+    arguments: Mapping[str, JSON] | None
+    problem: str | None
+    message_index: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One assistant message: its text and its tool calls."""
+
+    index: int
+    message_index: int
+    content: str
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trajectory:
+    """Assistant turns in order, and the recorded tool result of each call id."""
+
+    turns: tuple[Turn, ...]
+    results: Mapping[str, str]
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        return [call for turn in self.turns for call in turn.calls]
+
+    @property
+    def final_text(self) -> str:
+        """Content of the last assistant turn without tool calls (empty if there is none)."""
+        for turn in reversed(self.turns):
+            if not turn.calls:
+                return turn.content
+        return ""
+
+
+def content_text(content: JSON, where: str) -> str:
+    """Text of a message's ``content`` (string, ``null`` or a list of text parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif not (isinstance(part, Mapping) and isinstance(part.get("type"), str)):
+                raise TrajectoryError("bad_content", f"{where}: content part {part!r} is not text")
+        return "".join(texts)
+    raise TrajectoryError("bad_content", f"{where}: content is {type(content).__name__}")
+
+
+def decode_arguments(raw: JSON) -> tuple[Mapping[str, JSON] | None, str | None]:
+    """Arguments as an object, or ``(None, problem)``."""
+    if isinstance(raw, Mapping):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    if not isinstance(raw, str):
+        return None, f"arguments are {type(raw).__name__}, not a JSON string"
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"arguments decode to {type(value).__name__}, not an object"
+    return value, None
+
+
+def _calls(message: Mapping[str, JSON], index: int, turn: int) -> tuple[ToolCall, ...]:
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise TrajectoryError("bad_tool_call", f"message {index}: tool_calls is not a list")
+    calls = []
+    for k, raw in enumerate(raw_calls):
+        function = raw.get("function") if isinstance(raw, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(name, str) or not name:
+            raise TrajectoryError(
+                "bad_tool_call", f"message {index}: tool call {k} has no function name"
+            )
+        call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else None
+        arguments, problem = decode_arguments(function.get("arguments"))
+        calls.append(
+            ToolCall(call_id or f"call@{index}.{k}", name, arguments, problem, index, turn)
+        )
+    return tuple(calls)
+
+
+def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
+    """Read OpenAI-format messages; raises :class:`TrajectoryError` when they are unreadable."""
+    if not isinstance(steps, list | tuple):
+        raise TrajectoryError("not_a_list", "steps must be a list of chat messages")
+    turns: list[Turn] = []
+    results: dict[str, str] = {}
+    pending: dict[str, ToolCall] = {}
+    for index, message in enumerate(steps):
+        if not isinstance(message, Mapping):
+            raise TrajectoryError("not_an_object", f"message {index} is not an object")
+        role = message.get("role")
+        if role not in ROLES:
+            raise TrajectoryError("unknown_role", f"message {index} has unknown role {role!r}")
+        if role == "assistant":
+            _missing(pending, f"before message {index}")
+            calls = _calls(message, index, len(turns))
+            for call in calls:
+                if call.id in pending or call.id in results:
+                    raise TrajectoryError(
+                        "duplicate_call_id", f"message {index}: call id {call.id!r} used twice"
+                    )
+                pending[call.id] = call
+            content = content_text(message.get("content"), f"message {index}")
+            turns.append(Turn(len(turns), index, content, calls))
+        elif role == "tool":
+            text = content_text(message.get("content"), f"message {index}")
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                call_id = next(iter(pending), None)  # a result without an id answers the oldest
+            if call_id not in pending:
+                raise TrajectoryError(
+                    "orphan_tool_result", f"message {index}: tool result for no call {call_id!r}"
+                )
+            del pending[call_id]
+            results[call_id] = text
+        else:
+            content_text(message.get("content"), f"message {index}")
+    if turns and pending and any(c.turn != turns[-1].index for c in pending.values()):
+        _missing(pending, "at the end")
+    return Trajectory(tuple(turns), results)
+
+
+def _missing(pending: Mapping[str, ToolCall], where: str) -> None:
+    if pending:
+        names = ", ".join(f"{c.name} ({c.id})" for c in pending.values())
+        raise TrajectoryError("missing_tool_result", f"no tool result {where} for {names}")
