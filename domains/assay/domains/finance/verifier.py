@@ -30,9 +30,12 @@ class FinanceVerifier(Verifier):
     Example:
         >>> verifier = FinanceVerifier()
         >>> reference = {"document": "statements/harbor-2024.pdf", "scale": "thousand",
-        ...              "unit": "USD", "fields": {"total_assets_2024": {"value": 81416}}}
-        >>> record = Record("1", "finance", '{"total_assets_2024": "$81.4 million"}', reference)
-        >>> verifier.verify(record).status
+        ...              "unit": "USD", "fields": {"total_assets_2024": {"value": 656901}}}
+        >>> exact = Record("1", "finance", '{"total_assets_2024": "$656.901 million"}', reference)
+        >>> verifier.verify(exact).status
+        <Status.CORRECT: 'correct'>
+        >>> rounded = Record("2", "finance", '{"total_assets_2024": "$656.9 million"}', reference)
+        >>> verifier.verify(rounded).status
         <Status.INCORRECT: 'incorrect'>
     """
 
