@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "StepResult": "assay.types",
     "Verdict": "assay.types",
     "Verifier": "assay.verifier",
+    "ascore": "assay.aio",
     "get_verifier": "assay.registry",
     "list_domains": "assay.registry",
     "score": "assay.api",
@@ -39,6 +40,7 @@ __all__ = [
     "Verdict",
     "Verifier",
     "__version__",
+    "ascore",
     "get_verifier",
     "list_domains",
     "score",
@@ -46,6 +48,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from assay.aio import ascore as ascore
     from assay.api import score as score
     from assay.api import verify as verify
     from assay.errors import AssayError as AssayError

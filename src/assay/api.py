@@ -6,15 +6,19 @@ import atexit
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.io import read_rows
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
 from assay.types import JSON, Result
 
+if TYPE_CHECKING:
+    from assay.backends import Backend
+
 _shared: Scorer | None = None
 _shared_lock = threading.Lock()
+_backends: dict[tuple[str, ScoreOptions, str | None, int | None], Backend] = {}
 
 
 def score(
@@ -25,6 +29,9 @@ def score(
     memory_mb: int = 4096,
     domain: str | None = None,
     cache_dir: str | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    actors: int | None = None,
 ) -> list[Result]:
     """Score a batch and return one :class:`~assay.types.Result` per record, in order.
 
@@ -36,6 +43,10 @@ def score(
         memory_mb: Address-space cap per worker.
         domain: Domain for records that name none.
         cache_dir: Verdict cache directory.
+        backend: ``"local"`` (worker processes on this machine) or ``"ray"`` (actors of a Ray
+            cluster, kept warm between calls with the same settings; docs/scale.md).
+        address: Ray cluster address (``None``: the running Ray, or a new local one).
+        actors: Ray scoring actors (``None``: the cluster's CPUs divided by ``workers``).
 
     Example:
         >>> [r.status.value for r in score([{"id": "1", "domain": "math",
@@ -50,8 +61,10 @@ def score(
         cache_dir=cache_dir,
     )
     rows = _rows(records)
-    with Scorer(options) as scorer:
-        return list(scorer.score_rows(rows))
+    if backend == "local" and address is None and actors is None:
+        with Scorer(options) as scorer:
+            return list(scorer.score_rows(rows))
+    return list(_shared_backend(backend, options, address, actors).score_rows(rows))
 
 
 def verify(
@@ -83,6 +96,21 @@ def verify(
         finally:
             if scorer is not _shared:
                 scorer.close()
+
+
+def _shared_backend(
+    name: str, options: ScoreOptions, address: str | None, actors: int | None
+) -> Backend:
+    """A backend kept for the process (its actors stay warm between calls), closed at exit."""
+    from assay.backends import open_backend
+
+    key = (name, options, address, actors)
+    with _shared_lock:
+        backend = _backends.get(key)
+        if backend is None:
+            backend = _backends[key] = open_backend(name, options, address=address, actors=actors)
+            atexit.register(backend.close)
+        return backend
 
 
 def _rows(records: Iterable[Mapping[str, Any]] | str | Path | Any) -> Iterable[RawRow]:

@@ -106,6 +106,18 @@ def _parser() -> argparse.ArgumentParser:
         default=1_000_000,
         help="longer responses are 'unparsable' (default 1,000,000)",
     )
+    score.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where to score: this machine's workers (default) or a Ray cluster (docs/scale.md)",
+    )
+    score.add_argument(
+        "--address", metavar="ADDR", help="Ray cluster address (default: start a local Ray)"
+    )
+    score.add_argument(
+        "--actors", type=int, metavar="N", help="Ray scoring actors (default: CPUs / --workers)"
+    )
     progress = score.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress",
@@ -215,11 +227,17 @@ def _is_record_error(exc: InputError) -> bool:
 
 
 def _score(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from assay.backends import open_backend
     from assay.io import open_writer, read_rows
     from assay.registry import default_registry
     from assay.report import Progress, Summary
-    from assay.runner import ScoreOptions, Scorer
+    from assay.runner import ScoreOptions
 
+    if args.backend == "local" and (args.address or args.actors):
+        print("assay: --address and --actors need --backend ray", file=sys.stderr)
+        return EXIT_USAGE
     registry = default_registry()
     if args.domain:
         registry.resolve(args.domain)
@@ -243,7 +261,10 @@ def _score(args: argparse.Namespace) -> int:
     total = _count_rows(args.input) if show else None  # a second read only for the bar
     progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
     summary = Summary()
-    with Scorer(options, registry) as scorer:
+    scorer = open_backend(
+        args.backend, options, registry, address=args.address, actors=args.actors
+    )
+    with contextlib.closing(scorer):
         try:
             for result in scorer.score_rows(rows, skip_ids=done_ids):
                 writer.write(result)

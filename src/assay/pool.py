@@ -7,8 +7,12 @@ the worker is killed (SIGKILL) and replaced; the item gets a ``timeout`` verdict
 queued behind it go to another worker. When a worker dies (segfault, OOM kill) the item it was
 running is retried on a fresh worker, alone, up to ``retries`` times, then reported as ``error``.
 
-Items are sent in small chunks sized from the measured item time (about 20 ms of work a
-chunk), so cheap items do not pay a pipe round trip each and slow ones do not queue.
+Items are sent in small chunks sized from the measured item time of their domain (about 20 ms
+of work a chunk), so cheap items do not pay a pipe round trip each and slow ones do not queue.
+The queue (:class:`~assay.scheduling.queue.JobQueue`) applies the
+:class:`~assay.scheduling.policy.SchedulePolicy`: priorities, per-domain concurrency limits, and
+the domains each worker sets up as it starts (plus every domain the pool has seen, so a worker
+that replaces a killed one is warm before it takes items).
 """
 
 from __future__ import annotations
@@ -23,10 +27,13 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from assay.errors import WorkerError
+from assay.scheduling.policy import SchedulePolicy
+from assay.scheduling.queue import JobQueue
 from assay.types import Record, Result, Verdict
 
 log = logging.getLogger(__name__)
@@ -46,6 +53,10 @@ class Job:
     attempts: int = 0
     isolate: bool = False
 
+    @property
+    def domain(self) -> str:
+        return self.record.domain
+
 
 @dataclass(slots=True)
 class _Worker:
@@ -55,6 +66,7 @@ class _Worker:
     ready: bool = False
     inflight: deque[Job] = field(default_factory=deque)
     deadline: float = float("inf")
+    warming: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +79,7 @@ class PoolConfig:
         retries: Extra attempts for an item whose worker died (infrastructure failures only).
         max_items_per_worker: A worker is replaced after this many items.
         setup_timeout_s: Limit for starting a worker or setting up a verifier in it.
+        policy: Priorities, per-domain limits and the domains to warm at start.
     """
 
     size: int = 2
@@ -74,6 +87,7 @@ class PoolConfig:
     retries: int = 1
     max_items_per_worker: int = 20_000
     setup_timeout_s: float = 120.0
+    policy: SchedulePolicy = field(default_factory=SchedulePolicy)
 
 
 class WorkerPool:
@@ -88,11 +102,13 @@ class WorkerPool:
         if self.config.size < 1:
             raise WorkerError("a worker pool needs at least one worker")
         self._specs = dict(specs)
-        self._queue: deque[Job] = deque()
+        policy = self.config.policy
+        self._queue: JobQueue[Job] = JobQueue(policy.priority_for, policy.limit_for)
+        self._warm: list[str] = [d for d in policy.warm if d in self._specs]
         self._workers: list[_Worker] = []
         self._done: list[tuple[int, Result]] = []
         self._outstanding = 0
-        self._item_seconds = 0.005
+        self._item_seconds: dict[str, float] = {}
         self._start_failures = 0
         self._closed = False
         for _ in range(self.config.size):
@@ -103,24 +119,53 @@ class WorkerPool:
         """Jobs submitted whose results have not been returned by :meth:`poll` yet."""
         return self._outstanding
 
-    def submit(self, job: Job) -> None:
-        if self._closed:
-            raise WorkerError("the pool is closed")
-        self._queue.append(job)
-        self._outstanding += 1
+    @property
+    def worker_pids(self) -> list[int]:
+        """Process ids of the current workers."""
+        return [worker.process.pid for worker in self._workers]
 
-    def poll(self, timeout: float | None = None) -> list[tuple[int, Result]]:
-        """Dispatch queued jobs, wait up to ``timeout`` seconds, return finished results."""
-        limit = None if timeout is None else time.monotonic() + timeout
-        while not self._done and self._outstanding:
-            self._dispatch()
+    def wait_ready(self) -> None:
+        """Block until every worker has started (and set up the domains it warms)."""
+        while not all(worker.ready for worker in self._workers):
             now = time.monotonic()
-            wake = min([w.deadline for w in self._workers] + [limit or float("inf")])
-            wait_s = max(0.0, wake - now) if wake != float("inf") else None
-            ready = mpc.wait(self._waitables(), timeout=wait_s)
+            deadline = min(w.deadline for w in self._workers if not w.ready)
+            ready = mpc.wait(self._waitables(), timeout=max(0.0, deadline - now))
             for obj in ready:
                 self._on_ready(obj)
             self._enforce_deadlines()
+
+    def submit(self, job: Job) -> None:
+        if self._closed:
+            raise WorkerError("the pool is closed")
+        self._queue.push(job)
+        self._outstanding += 1
+
+    def withdraw(self, predicate: Callable[[Job], bool]) -> list[Job]:
+        """Take queued (not yet running) jobs out of the pool; the caller answers for them."""
+        jobs = self._queue.remove(predicate)
+        self._outstanding -= len(jobs)
+        return jobs
+
+    def poll(self, timeout: float | None = None, wake: Any = None) -> list[tuple[int, Result]]:
+        """Dispatch queued jobs, wait up to ``timeout`` seconds, return finished results.
+
+        ``wake``: a connection or socket whose readiness ends the wait early (the caller has
+        new work); the pool does not read from it.
+        """
+        limit = None if timeout is None else time.monotonic() + timeout
+        extra = [] if wake is None else [wake]
+        while not self._done and self._outstanding:
+            self._dispatch()
+            now = time.monotonic()
+            deadline = min([w.deadline for w in self._workers] + [limit or float("inf")])
+            wait_s = max(0.0, deadline - now) if deadline != float("inf") else None
+            ready = mpc.wait(self._waitables() + extra, timeout=wait_s)
+            for obj in ready:
+                if obj is not wake:
+                    self._on_ready(obj)
+            self._enforce_deadlines()
+            if wake is not None and wake in ready:
+                break
             if limit is not None and time.monotonic() >= limit:
                 break
         finished, self._done = self._done, []
@@ -171,6 +216,7 @@ class WorkerPool:
             "memory_mb": self.config.memory_mb,
             "max_items": self.config.max_items_per_worker,
             "sys_path": list(sys.path),
+            "warm": list(self._warm),
         }
         conn.send(("init", settings))
         now = time.monotonic()
@@ -179,23 +225,32 @@ class WorkerPool:
     def _waitables(self) -> list[Any]:
         return [worker.conn for worker in self._workers]
 
-    def _chunk_size(self) -> int:
-        return max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(self._item_seconds, 1e-6))))
+    def _chunk_size(self, domain: str) -> int:
+        seconds = self._item_seconds.get(domain, 0.005)
+        return max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(seconds, 1e-6))))
+
+    def _busy(self) -> dict[str, int]:
+        busy: dict[str, int] = {}
+        for worker in self._workers:
+            if worker.inflight:
+                domain = worker.inflight[0].domain
+                busy[domain] = busy.get(domain, 0) + 1
+        return busy
 
     def _dispatch(self) -> None:
         for worker in self._workers:
             if not worker.ready or worker.inflight or not self._queue:
                 continue
-            first = self._queue.popleft()
-            batch = [first]
-            if not first.isolate:
-                size = self._chunk_size()
-                while self._queue and len(batch) < size and not self._queue[0].isolate:
-                    batch.append(self._queue.popleft())
+            batch = self._queue.take(self._busy(), self._chunk_size)
+            if not batch:
+                return  # every queued domain is at its concurrency limit
+            first = batch[0]
+            if first.domain not in self._warm:
+                self._warm.append(first.domain)  # replacement workers set it up as they start
             try:
                 worker.conn.send(("batch", [(job.seq, job.record) for job in batch]))
             except (OSError, ValueError):
-                self._queue.extendleft(reversed(batch))
+                self._queue.push_front(batch)
                 self._replace(worker, reason="its pipe broke")
                 continue
             worker.inflight.extend(batch)
@@ -223,10 +278,13 @@ class WorkerPool:
         now = time.monotonic()
         if kind == "hello":
             worker.ready = True
+            worker.warming = None
             worker.deadline = float("inf")
             self._start_failures = 0
         elif kind == "setup":
             worker.deadline = now + self.config.setup_timeout_s
+            if not worker.ready:
+                worker.warming = str(message[2])
         elif kind == "ready":
             if worker.inflight:
                 worker.deadline = now + worker.inflight[0].timeout_s
@@ -236,7 +294,8 @@ class WorkerPool:
                 worker.inflight.popleft()
             self._done.append((seq, result))
             elapsed = max(result.elapsed_ms / 1000.0, 1e-5)
-            self._item_seconds = 0.9 * self._item_seconds + 0.1 * elapsed
+            previous = self._item_seconds.get(result.domain, elapsed)
+            self._item_seconds[result.domain] = 0.9 * previous + 0.1 * elapsed
             worker.deadline = (
                 now + worker.inflight[0].timeout_s if worker.inflight else float("inf")
             )
@@ -245,6 +304,12 @@ class WorkerPool:
         now = time.monotonic()
         for worker in list(self._workers):
             if now < worker.deadline:
+                continue
+            if worker.warming is not None:  # a verifier's set-up hung: start the next cold
+                log.warning("setting up %r hung in a starting worker", worker.warming)
+                with contextlib.suppress(ValueError):
+                    self._warm.remove(worker.warming)
+                self._replace(worker, reason=f"warming {worker.warming!r} hung")
                 continue
             if not worker.ready:
                 self._start_failures += 1
@@ -272,7 +337,11 @@ class WorkerPool:
             code: int | None = worker.process.wait(timeout=2.0)
         except subprocess.TimeoutExpired:
             code = None
-        if not worker.ready:
+        if worker.warming is not None:  # a verifier's set-up killed a starting worker
+            log.warning("setting up %r killed a starting worker", worker.warming)
+            with contextlib.suppress(ValueError):
+                self._warm.remove(worker.warming)
+        elif not worker.ready:
             self._start_failures += 1
         if worker.inflight:
             job = worker.inflight.popleft()
@@ -280,7 +349,7 @@ class WorkerPool:
             if job.attempts < self.config.retries:
                 job.attempts += 1
                 job.isolate = True
-                self._queue.appendleft(job)
+                self._queue.push_front([job])
                 log.warning(
                     "worker %s (%s) on item %r; retrying", worker.process.pid, cause, job.record.id
                 )
@@ -295,7 +364,7 @@ class WorkerPool:
     def _replace(self, worker: _Worker, reason: str) -> None:
         if self._start_failures >= 3:
             raise WorkerError(f"worker processes fail to start ({reason}); see the log above")
-        self._queue.extendleft(reversed(worker.inflight))
+        self._queue.push_front(list(worker.inflight))
         worker.inflight.clear()
         _kill(worker)
         index = self._workers.index(worker)

@@ -1,7 +1,7 @@
 """The body of a worker process: verify the items the parent sends, one at a time.
 
-Messages to the parent: ``("hello", pid)`` once started; ``("setup", seq, domain)`` before a
-verifier is set up (the parent extends the deadline) and ``("ready", seq, domain)`` after;
+Messages to the parent: ``("hello", pid)`` once started (and warm); ``("setup", seq, domain)``
+before a verifier is set up (the parent extends the deadline) and ``("ready", seq, domain)`` after;
 ``("result", seq, Result)`` per item. Messages from the parent: ``("batch", [Job, ...])`` and
 ``("stop",)``. The worker exits after ``max_items`` items or after running out of memory, so a
 leak or a fragmented heap never outlives a bounded number of items.
@@ -43,16 +43,34 @@ def main() -> None:
     for entry in reversed(settings["sys_path"]):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    serve(conn, settings["specs"], settings["memory_mb"], settings["max_items"])
+    warm = settings.get("warm", [])
+    serve(conn, settings["specs"], settings["memory_mb"], settings["max_items"], warm)
 
 
-def serve(conn: Connection, specs: dict[str, str], memory_mb: int, max_items: int) -> None:
-    """Serve batches until told to stop, the pipe closes, or ``max_items`` are done."""
+def serve(
+    conn: Connection,
+    specs: dict[str, str],
+    memory_mb: int,
+    max_items: int,
+    warm: list[str] | None = None,
+) -> None:
+    """Serve batches until told to stop, the pipe closes, or ``max_items`` are done.
+
+    The verifiers of the ``warm`` domains are set up before the worker says hello (each
+    announced by a ``("setup", -1, domain)`` message); one that fails to set up is left for
+    its first item, whose verdict then reports the failure.
+    """
     cap_memory(memory_mb)
     registry = Registry()
     for spec in specs.values():
         registry.register(load_spec(spec))
     verifiers: dict[str, Verifier] = {}
+    for domain in warm or ():
+        conn.send(("setup", -1, domain))
+        try:
+            verifiers[domain] = registry.get(domain)
+        except Exception:  # boundary: the item that needs it reports the failure as a verdict
+            continue
     conn.send(("hello", os.getpid()))
     done = 0
     while done < max_items:

@@ -1,0 +1,341 @@
+"""The Ray backend: scoring spread over the actors of a Ray cluster, same verdicts as local.
+
+Each :class:`ScoringActor` owns a warm :class:`~assay.scheduling.service.ScoringService` (the
+local scheduler and its worker processes) that lives as long as the actor, so worker pools stay
+warm between batches. The driver validates rows and consults the verdict cache locally, sends
+chunks of records to the least busy actor (a few chunks in flight per actor, fed into the same
+warm pool), and writes results in input order. A chunk whose actor or node died (or whose
+actor failed) is sent again, to another actor where there is one, up to ``retries`` times;
+then its items are ``error`` verdicts that say so, never lost. Actors are restarted by Ray
+(``max_restarts``) and replaced when they keep failing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import ray
+import ray.exceptions
+
+from assay.cache import VerdictCache, cache_key
+from assay.errors import ConfigError, InputError
+from assay.records import RawRow, RecordBuilder
+from assay.registry import Registry, default_registry, load_spec
+from assay.runner import ScoreOptions
+from assay.scheduling.service import ScoringService
+from assay.types import Record, Result, Verdict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RayOptions:
+    """Where and how to run on Ray.
+
+    Attributes:
+        address: Cluster address (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``);
+            ``None`` joins the Ray runtime of this process, or starts a local one.
+        actors: Scoring actors; ``None``: the cluster's CPUs divided by ``workers`` per actor.
+        chunk_size: Records per call to an actor.
+        chunks_per_actor: Calls in flight per actor (they feed the same warm pool).
+        retries: Extra dispatches of a chunk whose actor or node died.
+        max_restarts: Restarts Ray grants each actor before the backend replaces it.
+    """
+
+    address: str | None = None
+    actors: int | None = None
+    chunk_size: int = 64
+    chunks_per_actor: int = 2
+    retries: int = 2
+    max_restarts: int = 4
+
+
+class ScoringActor:
+    """A Ray actor body: a warm scoring service over this node's worker processes."""
+
+    def __init__(self, options: ScoreOptions, specs: dict[str, str], sys_path: list[str]):
+        for entry in reversed(sys_path):  # plugins and test verifiers the driver could import
+            if entry not in sys.path and os.path.isdir(entry):
+                sys.path.insert(0, entry)
+        registry = Registry()
+        for spec in specs.values():
+            registry.register(load_spec(spec))
+        self._service = ScoringService(options, registry)
+        self._service.warm()
+
+    def score(self, records: list[Record]) -> list[Result]:
+        return self._service.score(records)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+@dataclass(slots=True)
+class _Chunk:
+    items: list[tuple[int, Record]]
+    actor: int = -1
+    attempts: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Slot:
+    handle: Any
+    busy: int = 0
+    failures: int = 0
+
+
+class RayBackend:
+    """Scores rows on Ray actors; the same interface as :class:`~assay.runner.Scorer`.
+
+    Args:
+        options: How each actor scores (``workers`` is worker processes per actor).
+        ray_options: Cluster address, actor count, chunking and retries.
+        registry: Verifiers to use; each actor loads the same verifier classes.
+
+    Example:
+        >>> with RayBackend(ScoreOptions(workers=2), RayOptions(address="auto")) as backend:
+        ...     results = list(backend.score_rows(rows))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        options: ScoreOptions | None = None,
+        ray_options: RayOptions | None = None,
+        registry: Registry | None = None,
+    ) -> None:
+        self.options = options or ScoreOptions()
+        self.ray_options = ray_options or RayOptions()
+        if self.options.workers < 1:
+            raise ConfigError("the Ray backend needs at least 1 worker per actor")
+        if self.ray_options.chunk_size < 1 or self.ray_options.chunks_per_actor < 1:
+            raise ConfigError("chunk_size and chunks_per_actor must be at least 1")
+        self.registry = registry or default_registry()
+        self._cache = VerdictCache(self.options.cache_dir) if self.options.cache_dir else None
+        self._owns_ray = not ray.is_initialized()
+        if self._owns_ray:
+            _init_ray(self.ray_options.address)
+        self._specs = {
+            e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()
+        }
+        count = self.ray_options.actors or self._default_actors()
+        self._slots = [_Slot(self._new_actor()) for _ in range(count)]
+
+    def __enter__(self) -> RayBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def cache(self) -> VerdictCache | None:
+        return self._cache
+
+    @property
+    def actors(self) -> list[Any]:
+        """The current actor handles (one per slot)."""
+        return [slot.handle for slot in self._slots]
+
+    def close(self) -> None:
+        """Kill the actors (their worker processes exit with them); stop Ray if we started it."""
+        if ray.is_initialized():
+            for slot in self._slots:
+                ray.kill(slot.handle, no_restart=True)
+        self._slots = []
+        if self._cache is not None:
+            self._cache.close()
+        if self._owns_ray and ray.is_initialized():
+            ray.shutdown()
+
+    def score_rows(
+        self, rows: Iterable[RawRow], skip_ids: frozenset[str] | set[str] = frozenset()
+    ) -> Iterator[Result]:
+        """Yield one result per row not in ``skip_ids``, in input order."""
+        builder = RecordBuilder(
+            self.registry, self.options.default_domain, self.options.max_response_chars
+        )
+        run = _Run(self, (builder.build(row) for row in rows), skip_ids)
+        yield from run.results()
+        if self._cache is not None:
+            self._cache.flush()
+
+    # internals used by _Run -------------------------------------------------------------------
+
+    def _default_actors(self) -> int:
+        resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        cpus = int(resources.get("CPU", 1))
+        return max(1, cpus // self.options.workers)
+
+    def _new_actor(self) -> Any:
+        remote = _remote_actor_class().options(
+            num_cpus=self.options.workers,
+            max_restarts=self.ray_options.max_restarts,
+            max_task_retries=0,
+            max_concurrency=self.ray_options.chunks_per_actor + 1,
+        )
+        actor_options = dataclasses.replace(self.options, cache_dir=None)
+        return remote.remote(actor_options, self._specs, list(sys.path))
+
+    def _dispatch(self, chunk: _Chunk) -> Any:
+        """Send a chunk to the least busy actor (another one than last time, if it failed)."""
+        order = sorted(range(len(self._slots)), key=lambda i: (self._slots[i].busy, i))
+        if chunk.attempts and len(order) > 1:
+            order = [i for i in order if i != chunk.actor] or order
+        chunk.actor = order[0]
+        slot = self._slots[chunk.actor]
+        slot.busy += 1
+        return slot.handle.score.remote([record for _, record in chunk.items])
+
+    def _returned(self, chunk: _Chunk, failed: bool) -> None:
+        slot = self._slots[chunk.actor]
+        slot.busy -= 1
+        if not failed:
+            slot.failures = 0
+            return
+        slot.failures += 1
+        if slot.failures > self.ray_options.max_restarts:
+            log.warning("replacing Ray actor %d after %d failures", chunk.actor, slot.failures)
+            ray.kill(slot.handle, no_restart=True)
+            self._slots[chunk.actor] = _Slot(self._new_actor())
+
+    def _cached(self, record: Record) -> Result | None:
+        if self._cache is None:
+            return None
+        entry = self.registry.entry(record.domain)
+        verdict = self._cache.get(cache_key(entry.id, record))
+        if verdict is None:
+            return None
+        return Result(record.id, record.domain, verdict, entry.id, 0.0, record.group, record.meta)
+
+    def _store(self, record: Record, result: Result) -> None:
+        if self._cache is not None:
+            self._cache.put(cache_key(result.verifier, record), result.verdict)
+
+
+class _Run:
+    """One call of :meth:`RayBackend.score_rows`: chunking, dispatch, retries, reordering."""
+
+    def __init__(
+        self,
+        backend: RayBackend,
+        items: Iterable[Record | Result],
+        skip_ids: frozenset[str] | set[str],
+    ) -> None:
+        self.backend = backend
+        self.source = iter(items)
+        self.skip_ids = skip_ids
+        self.ready: dict[int, Result] = {}
+        self.inflight: dict[Any, _Chunk] = {}
+        self.chunk: list[tuple[int, Record]] = []
+        self.seq = 0
+        self.exhausted = False
+        options = backend.ray_options
+        self.capacity = max(1, len(backend.actors)) * options.chunks_per_actor
+
+    def results(self) -> Iterator[Result]:
+        next_out = 0
+        limit = 4 * self.capacity * self.backend.ray_options.chunk_size
+        while True:
+            self._fill(limit)
+            while next_out in self.ready:
+                yield self.ready.pop(next_out)
+                next_out += 1
+            if not self.inflight:
+                if self.exhausted and not self.chunk:
+                    return
+                continue
+            done, _ = ray.wait(list(self.inflight), num_returns=1)
+            for ref in done:
+                self._collect(ref)
+
+    def _fill(self, limit: int) -> None:
+        size = self.backend.ray_options.chunk_size
+        while not self.exhausted and len(self.inflight) < self.capacity and len(self.ready) < limit:
+            item = next(self.source, None)
+            if item is None:
+                self.exhausted = True
+                break
+            if item.id in self.skip_ids:
+                continue
+            self._add(item)
+            if len(self.chunk) >= size:
+                self._send(_Chunk(self.chunk))
+                self.chunk = []
+        if self.chunk and len(self.inflight) < self.capacity:
+            self._send(_Chunk(self.chunk))
+            self.chunk = []
+
+    def _add(self, item: Record | Result) -> None:
+        seq, self.seq = self.seq, self.seq + 1
+        if isinstance(item, Result):
+            if self.backend.options.strict:
+                raise InputError(f"record {item.id!r}: {item.verdict.message}")
+            self.ready[seq] = item
+            return
+        cached = self.backend._cached(item)
+        if cached is not None:
+            self.ready[seq] = cached
+        else:
+            self.chunk.append((seq, item))
+
+    def _send(self, chunk: _Chunk) -> None:
+        self.inflight[self.backend._dispatch(chunk)] = chunk
+
+    def _collect(self, ref: Any) -> None:
+        chunk = self.inflight.pop(ref)
+        try:
+            results: list[Result] = ray.get(ref)
+        except ray.exceptions.RayError as exc:
+            self.backend._returned(chunk, failed=True)
+            self._retry(chunk, exc)
+            return
+        self.backend._returned(chunk, failed=False)
+        for (seq, record), result in zip(chunk.items, results, strict=True):
+            self.backend._store(record, result)
+            self.ready[seq] = result
+
+    def _retry(self, chunk: _Chunk, exc: BaseException) -> None:
+        reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}"
+        chunk.failures.append(reason)
+        if chunk.attempts < self.backend.ray_options.retries:
+            chunk.attempts += 1
+            log.warning("Ray chunk of %d items failed (%s); retrying", len(chunk.items), reason)
+            self._send(chunk)
+            return
+        message = (
+            f"the Ray actor scoring this item failed {len(chunk.failures)} times (last: {reason})"
+        )
+        for seq, record in chunk.items:
+            entry_id = self.backend.registry.entry(record.domain).id
+            self.ready[seq] = Result(
+                record.id,
+                record.domain,
+                Verdict.error(message),
+                entry_id,
+                0.0,
+                record.group,
+                record.meta,
+            )
+
+
+_REMOTE: Any = None
+
+
+def _remote_actor_class() -> Any:
+    global _REMOTE
+    if _REMOTE is None:
+        _REMOTE = ray.remote(ScoringActor)
+    return _REMOTE
+
+
+def _init_ray(address: str | None) -> None:
+    if address is None:
+        ray.init(include_dashboard=False, logging_level=logging.WARNING)
+    else:
+        ray.init(address=address, logging_level=logging.WARNING)
