@@ -20,6 +20,7 @@ ENTRY_POINT_GROUP = "assay.verifiers"
 
 BUILTINS: dict[str, str] = {
     "code": "assay.domains.code.verifier:CodeVerifier",
+    "finance": "assay.domains.finance.verifier:FinanceVerifier",
     "math": "assay.domains.math.verifier:MathVerifier",
 }
 
