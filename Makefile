@@ -20,13 +20,15 @@ $(STAMP): pyproject.toml scripts/system-deps.sh | $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check 'torch==2.13.0' || echo "no local CPU torch 2.13.0: the torch>=2.1 range is resolved below"
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'verl==0.9.1'
+	# pyrender pins PyOpenGL==3.1.0 (no OSMesa contexts); the mesh extra brings 3.1.7 and its other needs
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'pyrender==0.1.45'
 	touch $(STAMP)
 
 setup: $(STAMP)
 
 demo: setup
 	@mkdir -p $(OUT)
-	cat fixtures/math/cases.jsonl fixtures/code/cases.jsonl fixtures/finance/cases.jsonl > $(OUT)/demo-records.jsonl
+	cat fixtures/math/cases.jsonl fixtures/code/cases.jsonl fixtures/finance/cases.jsonl fixtures/mesh/cases.jsonl > $(OUT)/demo-records.jsonl
 	$(VENV)/bin/assay score $(OUT)/demo-records.jsonl -o $(OUT)/demo-verdicts.jsonl --workers 2 --progress
 
 test: setup

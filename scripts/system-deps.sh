@@ -4,6 +4,13 @@
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# mesh domain: open3d's shared libraries, and headless GL for pyrender (Mesa's EGL with its
+# software device, or OSMesa as the fallback)
+if command -v dpkg >/dev/null 2>&1; then
+  for pkg in libgl1 libegl1 libegl-mesa0 libgl1-mesa-dri libosmesa6 libglx0 libx11-6 libusb-1.0-0 libudev1 libgomp1; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "system-deps: missing Debian packages: ${need[*]} (run as root to install)" >&2

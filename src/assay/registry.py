@@ -22,6 +22,7 @@ BUILTINS: dict[str, str] = {
     "code": "assay.domains.code.verifier:CodeVerifier",
     "finance": "assay.domains.finance.verifier:FinanceVerifier",
     "math": "assay.domains.math.verifier:MathVerifier",
+    "mesh": "assay.domains.mesh.verifier:MeshVerifier",
 }
 
 

@@ -1,0 +1,328 @@
+"""Named checks of a mesh verdict, each with its evidence and a score in [0, 1].
+
+Gate checks (validity and interpenetration) decide whether the mesh is a solid at all; the
+graded checks (constraints, similarity, render, stability) are weighted into the score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import trimesh
+from assay.domains.mesh.target import CANDIDATE_SEED, PreparedTarget
+from assay.domains.mesh.task import MeshTask
+from assay.verifiers.mesh import physics
+from assay.verifiers.mesh.render import VIEWS, Renderer, compare_views
+from assay.verifiers.mesh.similarity import (
+    chamfer,
+    fscore,
+    sample_points,
+    surface_distances,
+    to_manifold,
+    volumetric_iou,
+)
+from assay.verifiers.mesh.validity import ValidityReport
+from numpy.typing import NDArray
+
+from assay.types import Check
+
+__all__ = ["constraint_checks", "render_check", "similarity_checks", "validity_checks"]
+
+
+def _decay(excess: float, span: float) -> float:
+    """1 at no excess, falling linearly to 0 at ``span`` beyond the threshold."""
+    return float(min(1.0, max(0.0, 1.0 - excess / span))) if span > 0 else 0.0
+
+
+def validity_checks(report: ValidityReport) -> list[Check]:
+    """The validity gate: finite, non-degenerate, watertight, winding, volume, intersections."""
+    if not report.finite:
+        return [Check("finite", False, 0.0, "non-finite (NaN or inf) vertex coordinates")]
+    checks = [
+        Check(
+            "finite",
+            True,
+            1.0,
+            "all coordinates finite",
+            {
+                "vertices": report.vertices,
+                "faces": report.faces,
+                "merged_vertices": report.merged_vertices,
+            },
+        ),
+        Check(
+            "non_degenerate",
+            report.degenerate_faces == 0,
+            None,
+            f"{report.degenerate_faces} degenerate faces",
+            {"degenerate_faces": report.degenerate_faces},
+        ),
+        Check(
+            "watertight",
+            bool(report.watertight),
+            None,
+            f"{report.boundary_edges} boundary and {report.nonmanifold_edges} non-manifold edges",
+            {
+                "boundary_edges": report.boundary_edges,
+                "nonmanifold_edges": report.nonmanifold_edges,
+            },
+        ),
+        Check(
+            "winding",
+            bool(report.winding_consistent),
+            None,
+            "consistent" if report.winding_consistent else "faces are wound inconsistently",
+        ),
+        Check(
+            "positive_volume",
+            bool(report.positive_volume),
+            None,
+            "every body encloses positive volume"
+            if report.positive_volume
+            else "a body is open or inside out (normals point inward)",
+            {"body_volumes": list(report.body_volumes)},
+        ),
+        Check(
+            "self_intersection",
+            report.self_intersections == 0,
+            None,
+            f"{report.self_intersections} crossing triangle pairs",
+            {
+                "pairs": report.self_intersections,
+                "examples": [list(p) for p in report.intersecting_pairs],
+            },
+        ),
+    ]
+    return checks
+
+
+def interpenetration_check(bodies: list[trimesh.Trimesh]) -> Check:
+    """Bodies must not share volume (an overlap would be counted twice)."""
+    shared = physics.interpenetration(bodies)
+    total = sum(volume for _, _, volume in shared)
+    return Check(
+        "interpenetration",
+        not shared,
+        None,
+        f"{len(shared)} overlapping body pairs, shared volume {total:.6g}",
+        {
+            "bodies": len(bodies),
+            "pairs": [[i, j, v] for i, j, v in shared[:10]],
+            "shared_volume": total,
+        },
+    )
+
+
+def constraint_checks(
+    task: MeshTask, mesh: trimesh.Trimesh, bodies: list[trimesh.Trimesh], volume: float
+) -> list[Check]:
+    """Dimensions, volume, body count, genus, holes, wall thickness and stability."""
+    checks: list[Check] = []
+    if task.extents is not None:
+        checks.append(_dimensions(task, task.extents, np.asarray(mesh.extents, dtype=np.float64)))
+    if task.volume is not None:
+        error = abs(volume - task.volume) / task.volume
+        checks.append(
+            Check(
+                "volume",
+                error <= task.volume_rel_tolerance,
+                _decay(error - task.volume_rel_tolerance, 0.25),
+                f"volume {volume:.6g} vs {task.volume:.6g} {task.units}^3 (error {error:.3g})",
+                {
+                    "volume": volume,
+                    "target": task.volume,
+                    "relative_error": error,
+                    "rel_tolerance": task.volume_rel_tolerance,
+                    "units": task.units,
+                },
+            )
+        )
+    if task.bodies is not None:
+        checks.append(
+            Check(
+                "bodies",
+                len(bodies) == task.bodies,
+                float(len(bodies) == task.bodies),
+                f"{len(bodies)} bodies, expected {task.bodies}",
+                {"bodies": len(bodies), "target": task.bodies},
+            )
+        )
+    if task.genus is not None:
+        found = sum(physics.genus(body) for body in bodies)
+        checks.append(
+            Check(
+                "genus",
+                found == task.genus,
+                float(found == task.genus),
+                f"genus {found}, expected {task.genus}",
+                {"genus": found, "target": task.genus},
+            )
+        )
+    if task.holes:
+        checks.append(_holes(task, mesh))
+    if task.min_wall_thickness is not None:
+        p2, smallest = physics.wall_thickness(mesh, 256, CANDIDATE_SEED)
+        need = task.min_wall_thickness
+        checks.append(
+            Check(
+                "wall_thickness",
+                p2 >= need,
+                min(1.0, p2 / need),
+                f"wall {p2:.4g} (2nd percentile of 256 rays), required {need:.4g} {task.units}",
+                {"p2": p2, "min": smallest, "required": need, "units": task.units},
+            )
+        )
+    if task.stable:
+        result = physics.stability(mesh, task.up)
+        checks.append(
+            Check(
+                "stability",
+                result.stable,
+                float(result.stable),
+                f"centre of mass {'inside' if result.stable else 'outside'} the support polygon "
+                f"(margin {result.margin:.4g})",
+                {
+                    "margin": result.margin,
+                    "center_of_mass": list(result.center_of_mass),
+                    "support_area": result.support_area,
+                    "contact_points": result.contact_points,
+                },
+            )
+        )
+    return checks
+
+
+def _dimensions(
+    task: MeshTask, target: tuple[float, float, float], extents: NDArray[np.float64]
+) -> Check:
+    wanted = np.asarray(target, dtype=np.float64)
+    got = np.sort(extents) if task.any_orientation else extents
+    wanted = np.sort(wanted) if task.any_orientation else wanted
+    errors = np.abs(got - wanted)
+    excess = float((errors - task.extents_tolerance).max())
+    return Check(
+        "dimensions",
+        excess <= 0,
+        _decay(max(excess, 0.0), 0.1 * float(wanted.max())),
+        f"extents {np.round(got, 6).tolist()} vs {wanted.tolist()} "
+        f"± {task.extents_tolerance} {task.units}",
+        {
+            "extents": got.tolist(),
+            "target": wanted.tolist(),
+            "errors": errors.tolist(),
+            "tolerance": task.extents_tolerance,
+            "units": task.units,
+            "orientation": "any" if task.any_orientation else "fixed",
+        },
+    )
+
+
+def _holes(task: MeshTask, mesh: trimesh.Trimesh) -> Check:
+    found_by_axis = {
+        axis: physics.hole_diameters(mesh, axis) for axis in {h.axis for h in task.holes}
+    }
+    matched = [
+        any(abs(d - hole.diameter) <= hole.tolerance for d in found_by_axis[hole.axis])
+        for hole in task.holes
+    ]
+    return Check(
+        "holes",
+        all(matched),
+        sum(matched) / len(matched),
+        f"{sum(matched)} of {len(matched)} required holes found",
+        {
+            "found": found_by_axis,
+            "required": [[h.diameter, h.tolerance, h.axis] for h in task.holes],
+            "matched": matched,
+            "units": task.units,
+        },
+    )
+
+
+def similarity_checks(task: MeshTask, mesh: trimesh.Trimesh, target: PreparedTarget) -> list[Check]:
+    """Chamfer distance, F-score and volumetric IoU against the target."""
+    thresholds = task.thresholds
+    points = sample_points(mesh, task.samples, CANDIDATE_SEED)
+    cd = chamfer(points, target.samples, target.diagonal)
+    above = max(0.0, cd.normalized - target.floor)
+    limit = thresholds["chamfer"]
+    tau = thresholds["fscore_tau"] * target.diagonal
+    f, precision, recall = fscore(
+        surface_distances(points, target.mesh), surface_distances(target.samples, mesh), tau
+    )
+    iou, intersection, union = volumetric_iou(to_manifold(mesh), target.solid)
+    return [
+        Check(
+            "chamfer",
+            above <= limit,
+            _decay(above - limit, 4 * limit),
+            f"CD {cd.normalized:.4g} of the diagonal "
+            f"(noise floor {target.floor:.4g}, limit {limit})",
+            {
+                "raw": cd.raw,
+                "normalized": cd.normalized,
+                "noise_floor": target.floor,
+                "above_floor": above,
+                "threshold": limit,
+                "forward": cd.forward,
+                "backward": cd.backward,
+                "diagonal": target.diagonal,
+                "samples": task.samples,
+            },
+        ),
+        Check(
+            "fscore",
+            f >= thresholds["fscore"],
+            f,
+            f"F-score {f:.4f} at tau {tau:.4g} (limit {thresholds['fscore']})",
+            {
+                "fscore": f,
+                "precision": precision,
+                "recall": recall,
+                "tau": tau,
+                "tau_fraction": thresholds["fscore_tau"],
+                "threshold": thresholds["fscore"],
+                "distances": "point-to-surface",
+            },
+        ),
+        Check(
+            "iou",
+            iou >= thresholds["iou"],
+            iou,
+            f"volumetric IoU {iou:.4f} (limit {thresholds['iou']})",
+            {
+                "iou": iou,
+                "intersection": intersection,
+                "union": union,
+                "threshold": thresholds["iou"],
+            },
+        ),
+    ]
+
+
+def render_check(
+    task: MeshTask, mesh: trimesh.Trimesh, target: PreparedTarget, renderer: Renderer
+) -> Check:
+    """Silhouette IoU and depth agreement of the candidate's and target's canonical views."""
+    views = []
+    for view in VIEWS:
+        if view not in target.depths:
+            target.depths[view] = renderer.depth(target.mesh, target.center, target.diagonal, view)
+        depth = renderer.depth(mesh, target.center, target.diagonal, view)
+        views.append(compare_views(depth, target.depths[view], target.diagonal, view))
+    worst = min(v.silhouette_iou for v in views)
+    mean = float(np.mean([v.silhouette_iou for v in views]))
+    limit = task.thresholds["render_iou"]
+    return Check(
+        "render",
+        worst >= limit,
+        mean,
+        f"worst view silhouette IoU {worst:.4f} (limit {limit})",
+        {
+            "views": {
+                v.view: {"silhouette_iou": v.silhouette_iou, "depth_agreement": v.depth_agreement}
+                for v in views
+            },
+            "size": renderer.size,
+            "platform": renderer.platform,
+        },
+    )

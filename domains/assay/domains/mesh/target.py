@@ -1,0 +1,123 @@
+"""The target of a mesh task, loaded once per worker and kept with everything derived from it."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import trimesh
+from assay.verifiers.mesh.load import MeshLoadError, decode_mesh, resolve_under
+from assay.verifiers.mesh.similarity import noise_floor, sample_points, to_manifold
+from assay.verifiers.mesh.validity import validity
+from numpy.typing import NDArray
+
+from assay.errors import MalformedTaskError
+
+__all__ = ["CANDIDATE_SEED", "PROJECT_ROOT", "PreparedTarget", "TargetCache", "data_roots"]
+
+PROJECT_ROOT = Path(__file__).resolve().parents[4]
+ROOTS_ENV = "ASSAY_DATA_ROOTS"
+TARGET_SEED = 1
+CANDIDATE_SEED = 2
+"""The noise floor samples the target with both seeds, so an identical mesh sits exactly on it."""
+
+
+def data_roots() -> list[Path]:
+    """Directories meshes may be read from: the project's fixtures and ``ASSAY_DATA_ROOTS``."""
+    extra = [Path(p) for p in os.environ.get(ROOTS_ENV, "").split(":") if p]
+    return [PROJECT_ROOT / "fixtures", *extra]
+
+
+@dataclass(slots=True)
+class PreparedTarget:
+    """A valid target mesh and what comparisons need from it (computed once).
+
+    Attributes:
+        mesh: The merged target mesh.
+        solid: Its manifold3d solid.
+        diagonal: Bounding-box diagonal (normalizes distances).
+        center: Bounding-box centre (aims the cameras).
+        samples: Surface points (seed :data:`TARGET_SEED`).
+        floor: Normalized Chamfer noise floor at this sample count.
+        depths: Depth renders by view (filled on first use).
+    """
+
+    mesh: trimesh.Trimesh
+    solid: Any
+    diagonal: float
+    center: NDArray[np.float64]
+    samples: NDArray[np.float64]
+    floor: float
+    depths: dict[str, NDArray[np.float32]] = field(default_factory=dict)
+
+
+class TargetCache:
+    """Prepared targets by content hash and sample count (least recently used dropped)."""
+
+    def __init__(self, size: int = 32) -> None:
+        self._size = size
+        self._items: OrderedDict[str, PreparedTarget] = OrderedDict()
+
+    def get(self, spec: dict[str, Any], samples: int) -> PreparedTarget:
+        """The prepared target of a reference's ``target`` entry.
+
+        Raises:
+            MalformedTaskError: the target cannot be read or is not a valid solid.
+        """
+        data, file_type = _target_bytes(spec)
+        key = hashlib.sha256(data + f"|{file_type}|{samples}".encode()).hexdigest()
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        prepared = _prepare(data, file_type, samples)
+        self._items[key] = prepared
+        if len(self._items) > self._size:
+            self._items.popitem(last=False)
+        return prepared
+
+
+def _target_bytes(spec: dict[str, Any]) -> tuple[bytes, str]:
+    file_type = str(spec.get("format", "")).lower()
+    if "path" in spec:
+        path = resolve_under(str(spec["path"]), [PROJECT_ROOT, *data_roots()])
+        if path is None:
+            raise MalformedTaskError(
+                f"target {spec['path']!r} is not a file under the project or {ROOTS_ENV}"
+            )
+        return path.read_bytes(), file_type or path.suffix.lower().lstrip(".")
+    if "base64" in spec:
+        try:
+            return base64.b64decode(str(spec["base64"]), validate=True), file_type
+        except (binascii.Error, ValueError) as exc:
+            raise MalformedTaskError(f"target base64 does not decode: {exc}") from None
+    return str(spec["data"]).encode("utf-8"), file_type
+
+
+def _prepare(data: bytes, file_type: str, samples: int) -> PreparedTarget:
+    try:
+        raw = decode_mesh(data, file_type)
+    except MeshLoadError as exc:
+        raise MalformedTaskError(f"target mesh: {exc}") from None
+    report, mesh = validity(raw)
+    if mesh is None or not report.watertight or not report.positive_volume:
+        raise MalformedTaskError(f"target mesh is not a valid closed solid: {report}")
+    try:
+        solid = to_manifold(mesh)
+    except ValueError as exc:
+        raise MalformedTaskError(f"target mesh: {exc}") from None
+    diagonal = float(np.linalg.norm(mesh.extents))
+    return PreparedTarget(
+        mesh=mesh,
+        solid=solid,
+        diagonal=diagonal,
+        center=np.asarray(mesh.bounds.mean(axis=0), dtype=np.float64),
+        samples=sample_points(mesh, samples, TARGET_SEED),
+        floor=noise_floor(mesh, samples, diagonal, (CANDIDATE_SEED, TARGET_SEED)),
+    )

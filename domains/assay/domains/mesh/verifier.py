@@ -1,0 +1,206 @@
+"""The mesh verifier: is a model's 3D mesh (or the program that builds it) the part asked for?"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from assay.domains.mesh.task import MeshTask, parse_task
+
+from assay.types import Check, Record, Status, Verdict
+from assay.verifier import Verifier
+
+if TYPE_CHECKING:
+    import trimesh
+    from assay.domains.mesh.target import TargetCache
+    from assay.verifiers.mesh.render import Renderer
+    from assay.verifiers.sandbox import SandboxPool
+
+log = logging.getLogger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[4]
+_PROGRAM_HINTS = ("import trimesh", "import manifold3d", "from trimesh", "from manifold3d")
+
+
+class MeshVerifier(Verifier):
+    """Scores a 3D mesh against a target mesh and/or constraints.
+
+    The response is a mesh (inline OBJ/STL/PLY/OFF text, base64 GLB/STL/PLY, or a path under an
+    allowed data root) or a Python program that writes ``output.<ext>`` with trimesh or
+    manifold3d (run in the code sandbox). Validity (finite, non-degenerate, watertight,
+    consistent winding, positive volume, no self-intersection, no overlapping bodies) is a gate:
+    failing it is ``incorrect`` with score 0. Then each constraint and similarity check gets a
+    score; the verdict's score is their weighted mean, ``correct`` (1.0) only when every check
+    passes. See docs/mesh.md.
+
+    Example:
+        >>> cube = "\\n".join(["v 0 0 0", "v 1 0 0", "v 1 1 0", "v 0 1 0", "v 0 0 1", "v 1 0 1",
+        ...     "v 1 1 1", "v 0 1 1", "f 1 3 2", "f 1 4 3", "f 5 6 7", "f 5 7 8", "f 1 2 6",
+        ...     "f 1 6 5", "f 2 3 7", "f 2 7 6", "f 3 4 8", "f 3 8 7", "f 4 1 5", "f 4 5 8"])
+        >>> record = Record("1", "mesh", cube, {"dimensions": {"extents": [1, 1, 1]}})
+        >>> MeshVerifier().verify(record).status
+        <Status.CORRECT: 'correct'>
+    """
+
+    name: ClassVar[str] = "mesh"
+    version: ClassVar[str] = "1.0.0"
+    aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
+    data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
+    default_timeout_s: ClassVar[float] = 60.0
+    fixtures: ClassVar[Path | None] = PROJECT_ROOT / "fixtures" / "mesh" / "cases.jsonl"
+
+    def __init__(self) -> None:
+        self._renderer: Renderer | None = None
+        self._pool: SandboxPool | None = None
+        self._targets: TargetCache | None = None
+
+    @classmethod
+    def timeout_for(cls, record: Record) -> float:
+        """Programs get their own limit on top of the checks' time."""
+        reference = record.reference if isinstance(record.reference, dict) else {}
+        program = reference.get("program")
+        limit = program.get("timeout_s", 20.0) if isinstance(program, dict) else 20.0
+        is_program = isinstance(record.response, str) and any(
+            hint in record.response for hint in _PROGRAM_HINTS
+        )
+        extra = float(limit) + 30.0 if is_program and isinstance(limit, int | float) else 0.0
+        return cls.default_timeout_s + extra
+
+    def setup(self) -> None:
+        """Import the geometry libraries and open this worker's one GL context."""
+        from assay.domains.mesh.target import TargetCache
+
+        self._targets = TargetCache()
+        self.renderer  # noqa: B018 - opens the context now, not during the first item
+
+    @property
+    def renderer(self) -> Renderer:
+        """This process's renderer (one GL context, reused)."""
+        if self._renderer is None:
+            from assay.verifiers.mesh.render import Renderer
+
+            self._renderer = Renderer(size=128)
+        return self._renderer
+
+    @property
+    def pool(self) -> SandboxPool:
+        """The sandbox for mesh programs, started on the first program."""
+        if self._pool is None:
+            from assay.verifiers.sandbox import SandboxPool
+
+            self._pool = SandboxPool(size=1)
+        return self._pool
+
+    def verify(self, record: Record) -> Verdict:
+        """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
+        task = parse_task(record.reference)
+        if self._targets is None:
+            from assay.domains.mesh.target import TargetCache
+
+            self._targets = TargetCache()
+        target = self._targets.get(dict(task.target), task.samples) if task.target else None
+        loaded = self._load(record.response, task)
+        if isinstance(loaded, Verdict):
+            return loaded
+        raw, load_check = loaded
+        return self._grade(task, raw, load_check, target)
+
+    def _load(self, response: str, task: MeshTask) -> tuple[trimesh.Trimesh, Check] | Verdict:
+        from assay.domains.mesh.target import data_roots
+        from assay.verifiers.mesh.load import (
+            MeshLoadError,
+            decode_mesh,
+            parse_response,
+            resolve_under,
+        )
+
+        source = parse_response(response)
+        if source is None:
+            return Verdict.unparsable(
+                "no mesh (OBJ/STL/PLY/OFF/GLB) or mesh program in the response"
+            )
+        evidence: dict[str, Any] = {"kind": source.kind, "encoding": source.encoding}
+        data, file_type = source.data, source.file_type
+        if source.kind == "path":
+            path = resolve_under(source.path, data_roots())
+            if path is None:
+                return Verdict.unparsable(
+                    f"{source.path!r} is not a file under an allowed data root"
+                )
+            data, evidence["path"] = path.read_bytes(), str(path)
+        elif source.kind == "program":
+            from assay.verifiers.mesh.program import run_mesh_program
+
+            run = run_mesh_program(
+                self.pool, source.code, task.program_timeout_s, task.program_memory_mb
+            )
+            evidence.update(status=run.status, wall_s=run.wall_s, message=run.message)
+            if not run.ok:
+                check = Check("program", False, 0.0, f"the program failed: {run.status}", evidence)
+                return Verdict.incorrect(
+                    (check,), message=f"mesh program {run.status}: {run.message[-200:]}"
+                )
+            data, file_type = run.data, run.file_type
+        try:
+            raw = decode_mesh(data, file_type)
+        except MeshLoadError as exc:
+            return Verdict.unparsable(str(exc), (Check("load", False, 0.0, str(exc), evidence),))
+        evidence.update(format=file_type, vertices=len(raw.vertices), faces=len(raw.faces))
+        if len(raw.faces) > task.max_faces:
+            message = f"{len(raw.faces)} faces, over the task's limit of {task.max_faces}"
+            return Verdict.incorrect(
+                (Check("load", False, 0.0, message, evidence),), message=message
+            )
+        return raw, Check("load", True, None, f"{file_type} with {len(raw.faces)} faces", evidence)
+
+    def _grade(self, task: MeshTask, raw: trimesh.Trimesh, load: Check, target: Any) -> Verdict:
+        from assay.domains.mesh import checks as build
+        from assay.verifiers.mesh.validity import validity
+
+        report, mesh = validity(raw)
+        gate = [load, *build.validity_checks(report)]
+        if mesh is None or not all(c.passed for c in gate):
+            return _invalid(gate)
+        bodies = list(mesh.split(only_watertight=False))
+        outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
+        if len(outward) > 1 and not task.allow_interpenetration:
+            gate.append(build.interpenetration_check(outward))
+            if not gate[-1].passed:
+                return _invalid(gate)
+        volume = float(sum(body.volume for body in bodies))
+        graded = build.constraint_checks(task, mesh, outward, volume)
+        if target is not None:
+            graded += build.similarity_checks(task, mesh, target)
+            if task.render:
+                graded.append(build.render_check(task, mesh, target, self.renderer))
+        return combine(task, gate, graded)
+
+
+def _invalid(gate: list[Check]) -> Verdict:
+    failed = ", ".join(c.name for c in gate if not c.passed)
+    return Verdict.incorrect(tuple(gate), message=f"not a valid solid: {failed}")
+
+
+def combine(task: MeshTask, gate: list[Check], graded: list[Check]) -> Verdict:
+    """Weighted mean of the graded checks' scores; ``correct`` only when every check passes."""
+    weights = [task.weights.get(c.name, 1.0) for c in graded]
+    total = sum(weights)
+    if total == 0:
+        score = 1.0 if all(c.passed for c in graded) else 0.0
+    else:
+        score = (
+            sum(
+                w * (c.score if c.score is not None else float(c.passed))
+                for w, c in zip(weights, graded, strict=True)
+            )
+            / total
+        )
+    checks = tuple(gate + graded)
+    failed = [c.name for c in graded if not c.passed]
+    if not failed:
+        return Verdict.correct(checks)
+    message = f"failed: {', '.join(failed)}"
+    if score <= 0:
+        return Verdict.incorrect(checks, message=message)
+    return Verdict(Status.PARTIAL, min(score, 0.99), checks, (), message)

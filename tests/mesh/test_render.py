@@ -1,0 +1,73 @@
+"""Headless renders: the platform is chosen in code, one context serves every render."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import trimesh
+from assay.verifiers.mesh.render import VIEWS, Renderer, camera_pose, compare_views, gl_platform
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(size=128)
+
+
+def box(at: tuple[float, float, float] = (0, 0, 0)) -> trimesh.Trimesh:
+    mesh = trimesh.creation.box((1, 1, 1))
+    mesh.apply_translation(at)
+    return mesh
+
+
+def test_platform_is_set_without_help(renderer: Renderer) -> None:
+    assert gl_platform() in ("egl", "osmesa")
+    assert os.environ["PYOPENGL_PLATFORM"] == renderer.platform
+
+
+def test_one_context_serves_every_render(renderer: Renderer) -> None:
+    context = renderer._context
+    before = renderer.renders
+    for view in VIEWS:
+        renderer.depth(box(), np.zeros(3), np.sqrt(3), view)
+    assert renderer._context is context
+    assert renderer.renders == before + len(VIEWS)
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_a_shape_matches_itself(renderer: Renderer, view: str) -> None:
+    depth = renderer.depth(box(), np.zeros(3), np.sqrt(3), view)
+    assert (depth > 0).sum() > 0
+    result = compare_views(depth, depth.copy(), float(np.sqrt(3)), view)
+    assert (result.silhouette_iou, result.depth_agreement) == (1.0, 1.0)
+
+
+def test_silhouette_of_a_half_shifted_cube_from_above(renderer: Renderer) -> None:
+    # seen from +z the two squares overlap by half: silhouette IoU 1/3 up to pixel rounding
+    extent = float(np.sqrt(3))
+    target = renderer.depth(box(), np.zeros(3), extent, "+z")
+    shifted = renderer.depth(box((0.5, 0, 0)), np.zeros(3), extent, "+z")
+    assert compare_views(shifted, target, extent, "+z").silhouette_iou == pytest.approx(
+        1 / 3, abs=0.02
+    )
+    # from +x the shifted cube hides the target exactly, but it is 0.5 nearer the camera
+    side_t = renderer.depth(box(), np.zeros(3), extent, "+x")
+    side_s = renderer.depth(box((0.5, 0, 0)), np.zeros(3), extent, "+x")
+    side = compare_views(side_s, side_t, extent, "+x")
+    assert side.silhouette_iou == 1.0
+    assert side.depth_agreement == 0.0
+
+
+def test_orthographic_depth_is_the_distance_to_the_camera(renderer: Renderer) -> None:
+    # the camera sits 2 * extent from the centre; the cube's +x face is 0.5 from it
+    extent = float(np.sqrt(3))
+    depth = renderer.depth(box(), np.zeros(3), extent, "+x")
+    assert np.unique(depth[depth > 0]) == pytest.approx([2 * extent - 0.5], abs=1e-5)
+
+
+def test_camera_pose_looks_at_the_centre() -> None:
+    pose = camera_pose(np.array([1.0, 2.0, 3.0]), 2.0, (0.0, 0.0, 1.0))
+    assert np.allclose(pose[:3, 3], [1, 2, 7])
+    assert np.allclose(pose[:3, 2], [0, 0, 1])  # the camera looks down its -z
+    assert np.allclose(pose[:3, :3] @ pose[:3, :3].T, np.eye(3))

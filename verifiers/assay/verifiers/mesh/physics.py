@@ -1,0 +1,135 @@
+"""Physical and manufacturing checks: stability, interpenetration, holes, wall thickness, genus.
+
+- **Stability**: the body rests on the ground plane (its lowest points along ``up``); it is
+  stable when the centre of mass (uniform density, trimesh's ``center_mass``) projects inside
+  the support polygon (the 2-D convex hull of the vertices within ``contact_tol`` of the
+  ground, shapely). The margin is the signed distance to the polygon's edge (negative: it tips).
+- **Interpenetration**: exact pairwise intersection volumes of the bodies (manifold3d).
+- **Holes**: cross-sections perpendicular to an axis at 25/50/75 % of its extent (trimesh); each
+  inner ring of a section is a hole, its diameter the diameter of the circle of equal area.
+- **Wall thickness**: rays cast inward from surface samples along the inverted face normal
+  (trimesh ``proximity.thickness``, method ``ray``); the 2nd percentile is the wall thickness
+  (one grazing ray near an edge must not decide).
+- **Genus** from the Euler characteristic of each closed body: ``g = (2 - V + E - F) / 2``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import trimesh
+
+from .similarity import to_manifold
+
+__all__ = [
+    "Stability",
+    "genus",
+    "hole_diameters",
+    "interpenetration",
+    "stability",
+    "wall_thickness",
+]
+
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Stability:
+    """Where the centre of mass falls relative to the support polygon.
+
+    Attributes:
+        stable: The centre of mass projects inside the support polygon.
+        margin: Signed distance from the projected centre of mass to the polygon's boundary
+            (task units; negative outside).
+        center_of_mass: The centre of mass.
+        support_area: Area of the support polygon (0 for a point or an edge contact).
+        contact_points: Vertices touching the ground.
+    """
+
+    stable: bool
+    margin: float
+    center_of_mass: tuple[float, float, float]
+    support_area: float
+    contact_points: int
+
+
+def stability(mesh: trimesh.Trimesh, up: str = "z", contact_tol: float = 1e-6) -> Stability:
+    """Does the solid stand on the ground plane (the plane through its lowest point)?"""
+    from shapely.geometry import MultiPoint, Point
+
+    axis = AXES[up]
+    plane = [i for i in range(3) if i != axis]
+    scale = float(np.linalg.norm(mesh.extents))
+    heights = mesh.vertices[:, axis]
+    touching = mesh.vertices[heights <= heights.min() + contact_tol * scale][:, plane]
+    com = np.asarray(mesh.center_mass, dtype=np.float64)
+    hull = MultiPoint([tuple(p) for p in touching]).convex_hull
+    point = Point(*com[plane])
+    distance = float(hull.exterior.distance(point)) if hull.geom_type == "Polygon" else 0.0
+    inside = hull.geom_type == "Polygon" and hull.contains(point)
+    margin = distance if inside else -float(hull.distance(point))
+    return Stability(
+        stable=inside and margin > contact_tol * scale,
+        margin=margin,
+        center_of_mass=(float(com[0]), float(com[1]), float(com[2])),
+        support_area=float(hull.area),
+        contact_points=len(touching),
+    )
+
+
+def interpenetration(bodies: list[trimesh.Trimesh]) -> list[tuple[int, int, float]]:
+    """``(i, j, shared volume)`` for every pair of bodies that shares volume."""
+    solids = [to_manifold(body) for body in bodies]
+    shared = []
+    for i, j in itertools.combinations(range(len(solids)), 2):
+        volume = float((solids[i] ^ solids[j]).volume())  # type: ignore[operator]
+        if volume > 0:
+            shared.append((i, j, volume))
+    return shared
+
+
+def hole_diameters(mesh: trimesh.Trimesh, axis: str = "z") -> list[float]:
+    """Equal-area diameters of the inner rings of sections across ``axis`` (sorted, unique)."""
+    index = AXES[axis]
+    normal = np.zeros(3)
+    normal[index] = 1.0
+    lo, hi = mesh.bounds[:, index]
+    found: list[float] = []
+    for fraction in (0.25, 0.5, 0.75):
+        origin = mesh.bounds.mean(axis=0)
+        origin[index] = lo + fraction * (hi - lo)
+        section = mesh.section(plane_origin=origin, plane_normal=normal)
+        if section is None:
+            continue
+        planar, _ = section.to_2D()
+        for polygon in planar.polygons_full:
+            found.extend(2.0 * float(np.sqrt(abs(ring.area) / np.pi)) for ring in _rings(polygon))
+    return sorted({round(d, 9) for d in found})
+
+
+def _rings(polygon: Any) -> list[Any]:
+    from shapely.geometry import Polygon
+
+    return [Polygon(ring) for ring in polygon.interiors]
+
+
+def wall_thickness(mesh: trimesh.Trimesh, samples: int, seed: int) -> tuple[float, float]:
+    """``(2nd percentile, minimum)`` of the inward ray thickness at sampled surface points."""
+    points, faces = trimesh.sample.sample_surface(mesh, samples, seed=seed)
+    normals = mesh.face_normals[faces]
+    measure: Any = trimesh.proximity.thickness  # untyped in trimesh
+    values = measure(mesh, points, exterior=False, normals=normals, method="ray")
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return 0.0, 0.0
+    return float(np.percentile(values, 2)), float(values.min())
+
+
+def genus(body: trimesh.Trimesh) -> int:
+    """Genus of one closed, connected surface from its Euler characteristic."""
+    euler = len(body.vertices) - len(body.edges_unique) + len(body.faces)
+    return (2 - euler) // 2

@@ -1,0 +1,124 @@
+"""Is a mesh a valid solid? Each property is measured, with its evidence.
+
+Order matters and is fixed: finite coordinates first (nothing else is meaningful with a NaN),
+then duplicate vertices are merged (an STL is a triangle soup: every triangle has its own three
+vertices, and it is valid once they are merged), then the rest is measured on the merged mesh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import trimesh
+
+from .intersect import self_intersections
+
+__all__ = ["ValidityReport", "merged", "validity"]
+
+MERGE_DIGITS_BELOW_SCALE = 8
+"""Vertices closer than ``diagonal * 10**-8`` are the same vertex."""
+
+
+@dataclass(frozen=True, slots=True)
+class ValidityReport:
+    """What :func:`validity` measured. Properties are ``None`` when not measurable.
+
+    Attributes:
+        finite: Every coordinate is a finite number.
+        vertices, faces: Counts after merging.
+        merged_vertices: How many duplicate vertices were merged away.
+        degenerate_faces: Faces with a repeated vertex or (near) zero area.
+        boundary_edges: Edges used by one face only (holes in the surface).
+        nonmanifold_edges: Edges used by more than two faces.
+        watertight: No boundary and no non-manifold edge.
+        winding_consistent: Every shared edge is traversed in opposite directions by its faces.
+        body_volumes: Signed volume of each connected body (negative: inside out).
+        self_intersections: Pairs of non-adjacent triangles that cross.
+        intersecting_pairs: Up to five of those pairs, as face indices.
+        cavities: Inside-out bodies that lie inside another body (internal voids, allowed).
+    """
+
+    finite: bool
+    vertices: int = 0
+    faces: int = 0
+    merged_vertices: int = 0
+    degenerate_faces: int | None = None
+    boundary_edges: int | None = None
+    nonmanifold_edges: int | None = None
+    watertight: bool | None = None
+    winding_consistent: bool | None = None
+    body_volumes: tuple[float, ...] = ()
+    self_intersections: int | None = None
+    intersecting_pairs: tuple[tuple[int, int], ...] = field(default=())
+
+    cavities: int = 0
+
+    @property
+    def positive_volume(self) -> bool | None:
+        """Every body encloses positive volume, except cavities inside another body."""
+        if not self.body_volumes:
+            return None
+        inside_out = sum(v <= 0 for v in self.body_volumes) - self.cavities
+        return inside_out == 0 and sum(self.body_volumes) > 0
+
+
+def merged(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
+    """A copy with duplicate vertices merged (tolerance relative to the size of the mesh)."""
+    copy = trimesh.Trimesh(mesh.vertices.copy(), mesh.faces.copy(), process=False)
+    scale = float(np.linalg.norm(copy.extents)) if len(copy.vertices) else 1.0
+    digits = max(0, MERGE_DIGITS_BELOW_SCALE - int(np.floor(np.log10(max(scale, 1e-300)))))
+    copy.merge_vertices(merge_tex=True, merge_norm=True, digits_vertex=digits)
+    return copy
+
+
+def validity(mesh: trimesh.Trimesh) -> tuple[ValidityReport, trimesh.Trimesh | None]:
+    """Measure a raw mesh; returns the report and the merged mesh (``None`` if not finite)."""
+    if not np.isfinite(mesh.vertices).all():
+        return ValidityReport(
+            finite=False, vertices=len(mesh.vertices), faces=len(mesh.faces)
+        ), None
+    solid = merged(mesh)
+    scale = float(np.linalg.norm(solid.extents))
+    faces = np.asarray(solid.faces, dtype=np.int64)
+    repeated = (
+        (faces[:, 0] == faces[:, 1]) | (faces[:, 1] == faces[:, 2]) | (faces[:, 0] == faces[:, 2])
+    )
+    tiny = solid.area_faces <= (1e-12 * scale * scale)
+    edge_use = np.unique(solid.edges_sorted, axis=0, return_counts=True)[1]
+    boundary = int((edge_use == 1).sum())
+    nonmanifold = int((edge_use > 2).sum())
+    watertight = boundary == 0 and nonmanifold == 0
+    volumes: tuple[float, ...] = ()
+    cavities = 0
+    if watertight:
+        bodies = solid.split(only_watertight=False)
+        volumes = tuple(float(body.volume) for body in bodies)
+        cavities = _cavities(bodies, volumes)
+    pairs = self_intersections(np.asarray(solid.vertices), faces, eps=1e-9 * scale)
+    report = ValidityReport(
+        finite=True,
+        vertices=len(solid.vertices),
+        faces=len(faces),
+        merged_vertices=len(mesh.vertices) - len(solid.vertices),
+        degenerate_faces=int((repeated | tiny).sum()),
+        boundary_edges=boundary,
+        nonmanifold_edges=nonmanifold,
+        watertight=watertight,
+        winding_consistent=bool(solid.is_winding_consistent),
+        body_volumes=volumes,
+        self_intersections=len(pairs),
+        intersecting_pairs=tuple((int(a), int(b)) for a, b in pairs[:5]),
+        cavities=cavities,
+    )
+    return report, solid
+
+
+def _cavities(bodies: list[trimesh.Trimesh], volumes: tuple[float, ...]) -> int:
+    """Inside-out bodies whose first vertex lies inside an outward-facing body."""
+    outward = [b for b, v in zip(bodies, volumes, strict=True) if v > 0]
+    count = 0
+    for body, volume in zip(bodies, volumes, strict=True):
+        if volume < 0 and any(o.contains(body.vertices[:1])[0] for o in outward):
+            count += 1
+    return count
