@@ -4,6 +4,8 @@
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# assay eval's report test renders the HTML in headless Chromium (Debian's package)
+[ -x /usr/bin/chromium ] || need+=(chromium)
 # mesh domain: open3d's shared libraries, and headless GL for pyrender (Mesa's EGL with its
 # software device, or OSMesa as the fallback)
 if command -v dpkg >/dev/null 2>&1; then

@@ -33,6 +33,8 @@ Score model outputs against ground truth, one verdict per record:
   assay verify --domain math --response '\\boxed{2}' --reference '{"answer": "2"}'
   assay domains                                  list verifiers and versions
   assay serve --port 8000                        HTTP reward server (OpenRLHF, /verify)
+  assay eval --report eval.html                  regression suite: accuracy, flips vs baseline
+  assay new-verifier NAME                        write a plugin package for a new verifier
 """
 
 SCORE_HELP = """Score every record of IN and write one verdict line per record, in input order.
@@ -148,6 +150,11 @@ def _parser() -> argparse.ArgumentParser:
     domains = sub.add_parser("domains", help="list verifiers with versions")
     domains.add_argument("--json", action="store_true", help="machine-readable output")
     _add_serve(sub)
+    from assay.evaluation.command import add_eval_parser
+    from assay.scaffold import add_new_verifier_parser
+
+    add_eval_parser(sub)
+    add_new_verifier_parser(sub)
     return parser
 
 
@@ -205,6 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _verify(args)
         if args.command == "serve":
             return _serve(args)
+        if args.command in ("eval", "new-verifier"):
+            return int(args.handler(args))
         return _domains(args)
     except UnknownDomainError as exc:
         print(f"assay: {exc}", file=sys.stderr)
