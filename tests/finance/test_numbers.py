@@ -15,6 +15,7 @@ from assay.verifiers.finance import (
     parse_amount,
     read_figure,
 )
+from assay.verifiers.finance.numbers import scale_of_label
 
 READINGS = [
     # (text, value, decimals, scale, currency, percent)
@@ -171,3 +172,26 @@ def test_refusals(text: str, refuses: bool) -> None:
 
 def test_normalize_text() -> None:
     assert normalize_text("  The Fiscal-Year 2024! ") == normalize_text("fiscal-year 2024")
+
+
+LABELS = [
+    ("thousand", "thousand"),
+    ("in millions", "million"),  # a header phrase
+    ("USD bn", "billion"),
+    ("thousands of dollars", "thousand"),
+    ("units", "unit"),
+    ("crore", None),  # unknown: the value becomes unreadable, never a guess
+    ("in millions or billions", None),  # two scales: ambiguous
+]
+
+
+@pytest.mark.parametrize(("label", "scale"), LABELS, ids=[lab[0] for lab in LABELS])
+def test_scale_of_label(label: str, scale: str | None) -> None:
+    assert scale_of_label(label) == scale
+
+
+def test_answer_span_header_sets_the_scale() -> None:
+    amount, _ = answer_amount("-24.175 (in millions)")
+    assert amount is not None and amount.scale == "million"
+    amount, _ = answer_amount("4.49% (in thousands of rows)")  # a percentage keeps no scale
+    assert amount is not None and amount.scale is None

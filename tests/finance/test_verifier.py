@@ -83,6 +83,28 @@ CASES = [
         Status.PARTIAL,
         2 / 3,
     ),
+    (
+        BALANCE,  # a response-wide scale for bare values
+        _fields(
+            scale="in millions",
+            total_assets_2024=656.901,
+            total_liabilities_2024=243.63,
+            total_equity_2024="413.271",
+        ),
+        Status.CORRECT,
+        1.0,
+    ),
+    (
+        BALANCE,  # a per-field scale overrides it; an unreadable scale makes the value unread
+        _fields(
+            units="thousands",
+            total_assets_2024={"value": 656.901, "scale": "USD millions"},
+            total_liabilities_2024=243630,
+            total_equity_2024={"value": 413.271, "scale": "crore"},
+        ),
+        Status.PARTIAL,
+        0.8,
+    ),
     (BALANCE, "Total assets: 656,901", Status.UNPARSABLE, 0.0),  # no JSON object
     (BALANCE, _fields(total_assets_2024="n/a"), Status.UNPARSABLE, 0.0),  # no numeric value
     (
@@ -101,6 +123,18 @@ CASES = [
     (
         {**HARBOR, "answer": "2.41056", "unit": "ratio"},  # not a percentage: no x100
         "Answer: 241.056",
+        Status.INCORRECT,
+        0.0,
+    ),
+    (
+        {**HARBOR, "answer": ["Products", "Services"]},  # multi-span, any order and case
+        "Final answer: services; PRODUCTS",
+        Status.CORRECT,
+        1.0,
+    ),
+    (
+        {**HARBOR, "answer": ["Products", "Services"]},  # every span, and only those
+        "Answer: Products, Services and Licensing",
         Status.INCORRECT,
         0.0,
     ),
@@ -127,12 +161,16 @@ CASES = [
         "field-wrong-page",
         "wrong-page-report-only",
         "wrong-scale-identity-broken",
+        "response-scale",
+        "field-scale",
         "no-json",
         "no-numbers",
         "qa-unicode-minus",
         "qa-coarse",
         "qa-percent-fraction",
         "qa-ratio-x100",
+        "multi-span",
+        "multi-span-extra",
         "unanswerable-refusal",
         "fabricated-quote",
     ],
@@ -141,6 +179,27 @@ def test_verdicts(reference: dict[str, Any], response: str, status: Status, scor
     verdict = FinanceVerifier().verify(Record("t", "finance", response, reference))
     assert verdict.status is status, verdict
     assert verdict.score == pytest.approx(score)
+
+
+CHANGE_RULE = [
+    {"kind": "change", "change": "change", "current": "revenue_2024", "prior": "revenue_2023"}
+]
+
+
+@pytest.mark.parametrize(
+    ("prior", "status"),
+    [("538,529", Status.CORRECT), ("538,600", Status.INCORRECT), (None, Status.CORRECT)],
+    ids=["consistent", "prior-year-off", "not-given"],
+)
+def test_question_rules_check_the_figures_beside_the_answer(
+    prior: str | None, status: Status
+) -> None:
+    reference = {**HARBOR, "answer": "-24175", "rules": CHANGE_RULE}
+    shown: dict[str, Any] = {"answer": "-24,175", "revenue_2024": "514,354", "change": -24175}
+    if prior is not None:
+        shown["revenue_2023"] = prior
+    verdict = FinanceVerifier().verify(Record("t", "finance", json.dumps(shown), reference))
+    assert verdict.status is status, verdict
 
 
 def test_field_steps_and_checks() -> None:
@@ -166,6 +225,7 @@ MALFORMED = [
     ({"document": "statements/harbor-2024.pdf", "answer": 1, "grounding": "x"}, "grounding"),
     ({"document": "statements/harbor-2024.pdf", "answer": "1", "answer_type": "date"}, "type"),
     (["not", "an", "object"], "must be an object"),
+    ({"document": "statements/harbor-2024.pdf", "answer": ["a", 3]}, "multi-span"),
 ]
 
 

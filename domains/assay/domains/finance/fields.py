@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from assay.domains.finance.task import FieldSpec, Task
@@ -32,6 +32,7 @@ class FieldResult:
     grounded: bool | None
     message: str
     reading: Decimal | None
+    evidence: dict[str, JSON] = field(default_factory=dict)
 
 
 def score_fields(task: Task, response: str, document: Document) -> Verdict:
@@ -71,9 +72,9 @@ def score_fields(task: Task, response: str, document: Document) -> Verdict:
         _grounding_check(results),
     ]
     if outcomes:
-        checks.append(_consistency_check(outcomes))
+        checks.append(consistency_check(outcomes))
     steps = tuple(
-        StepResult(i, r.name, r.matched, 1.0 if r.matched else 0.0, r.message)
+        StepResult(i, r.name, r.matched, 1.0 if r.matched else 0.0, r.message, r.evidence)
         for i, r in enumerate(results.values())
     )
     return Verdict.graded(f1, tuple(checks), steps, None if f1 >= 1.0 else checks[0].message)
@@ -97,7 +98,13 @@ def _judge(
         message = f"{message}; cited page {claim.page} does not show it"
         if task.grounding == "score":
             matched = False
-    return FieldResult(spec.name, True, matched, grounded, message, reading)
+    evidence: dict[str, JSON] = {
+        "given": amount.text,
+        "expected": spec.figure.describe() if spec.figure else None,
+        "page": claim.page,
+        "grounded": grounded,
+    }
+    return FieldResult(spec.name, True, matched, grounded, message, reading, evidence)
 
 
 def _grounded(claim: ClaimedField, reading: Decimal | None, document: Document) -> bool | None:
@@ -137,7 +144,7 @@ def _apply_rules(
         if all(o.passed is True for o in mine):
             continue
         failed = "; ".join(o.message for o in mine if o.passed is not True)
-        out[name] = FieldResult(name, True, False, result.grounded, failed, result.reading)
+        out[name] = replace(result, matched=False, message=failed)
     return out
 
 
@@ -154,7 +161,8 @@ def _grounding_check(results: dict[str, FieldResult]) -> Check:
     return Check("grounding", True, None, f"all {len(cited)} cited values on their pages", evidence)
 
 
-def _consistency_check(outcomes: list[RuleOutcome]) -> Check:
+def consistency_check(outcomes: list[RuleOutcome]) -> Check:
+    """One check over the rules' outcomes; it fails when any identity fails."""
     failed = [o for o in outcomes if o.passed is False]
     evidence: dict[str, JSON] = {
         "rules": [

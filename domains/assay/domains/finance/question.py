@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+
+from assay.domains.finance.fields import consistency_check
 from assay.domains.finance.task import Task
 from assay.verifiers.finance import (
+    SCALES,
     Document,
     FinalAnswer,
     answer_amount,
+    check_rules,
     compare,
+    extract_object,
     final_answer,
     ground_quote,
     ground_value,
     is_refusal,
     normalize_text,
+    read_fields,
 )
 
 from assay.types import Check, Verdict
+
+_SPAN_SEPARATOR = re.compile(r"\s*(?:[,;]|\band\b|&)\s*", re.IGNORECASE)
 
 
 def score_question(task: Task, response: str, document: Document) -> Verdict:
@@ -32,7 +42,9 @@ def score_question(task: Task, response: str, document: Document) -> Verdict:
     extraction = Check(
         "extraction", True, message=found.text[:200], evidence={"method": found.method}
     )
-    if task.text_answers:
+    if task.spans:
+        answer_check = _spans_check(task, found)
+    elif task.text_answers:
         answer_check = _text_check(task, found)
     else:
         figure_check = _figure_check(task, found)
@@ -43,8 +55,13 @@ def score_question(task: Task, response: str, document: Document) -> Verdict:
     grounding = _grounding(found, document, task)
     if grounding is not None:
         checks.append(grounding)
-    ok = answer_check.passed and (
-        grounding is None or grounding.passed or task.grounding == "report"
+    consistency = _reasoning_check(task, response)
+    if consistency is not None:
+        checks.append(consistency)
+    ok = (
+        answer_check.passed
+        and (grounding is None or grounding.passed or task.grounding == "report")
+        and (consistency is None or consistency.passed)
     )
     if ok:
         return Verdict.correct(tuple(checks))
@@ -85,6 +102,18 @@ def _text_check(task: Task, found: FinalAnswer) -> Check:
     )
 
 
+def _spans_check(task: Task, found: FinalAnswer) -> Check:
+    given = {normalize_text(part) for part in _SPAN_SEPARATOR.split(found.text)} - {""}
+    expected = {normalize_text(span) for span in task.spans}
+    ok = given == expected
+    return Check(
+        "answer",
+        ok,
+        message=f"{len(given & expected)}/{len(expected)} spans, {len(given - expected)} extra",
+        evidence={"given": sorted(given), "expected": sorted(expected)},
+    )
+
+
 def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
     figure = task.answer
     amount, hedged = answer_amount(found.text)
@@ -99,6 +128,22 @@ def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
         "tolerance": f"{figure.tolerance.normalize():f}",
     }
     return Check("answer", outcome.matched, message=outcome.reason, evidence=evidence)
+
+
+def _reasoning_check(task: Task, response: str) -> Check | None:
+    """The rules over the figures a JSON answer gives beside ``answer`` (bare: task scale)."""
+    if not task.rules:
+        return None
+    data = extract_object(response)
+    readings: dict[str, Decimal] = {}
+    units: dict[str, Decimal] = {}
+    for name, claim in (read_fields(data) if data is not None else {}).items():
+        if claim.amount is None:
+            continue
+        factor = SCALES[claim.amount.scale or claim.scale or task.scale]
+        readings[name] = claim.amount.value * factor
+        units[name] = Decimal(1).scaleb(-claim.amount.decimals) * factor
+    return consistency_check(check_rules(task.rules, readings, units))
 
 
 def _grounding(found: FinalAnswer, document: Document, task: Task) -> Check | None:

@@ -42,8 +42,11 @@ class Task:
         fields: Fields to extract (empty for a question).
         answer: The numeric answer of a question, if numeric.
         text_answers: Accepted text answers of a question (normalized later), if textual.
+        spans: The texts a multi-span answer must list, all and only them, in any order.
         answerable: ``False`` when the document does not hold the answer (a refusal is right).
-        rules: Consistency rules over the fields.
+        rules: Consistency rules over the fields (for a question: over figures the response's
+            JSON gives beside its answer).
+        scale: The task's reporting scale, for bare figures.
         grounding: ``score`` (an ungrounded citation loses its credit) or ``report``.
     """
 
@@ -51,9 +54,11 @@ class Task:
     fields: tuple[FieldSpec, ...] = ()
     answer: Figure | None = None
     text_answers: tuple[str, ...] = ()
+    spans: tuple[str, ...] = ()
     answerable: bool = True
     rules: tuple[Rule, ...] = ()
     grounding: str = "score"
+    scale: str = "unit"
 
     @property
     def is_extraction(self) -> bool:
@@ -102,7 +107,7 @@ def parse_task(reference: JSON, roots: Sequence[Path]) -> Task:
         if "fields" in reference:
             fields = _fields(reference["fields"], scale, unit)
             _check_rule_fields(rules, fields)
-            return Task(document, fields=fields, rules=rules, grounding=grounding)
+            return Task(document, fields=fields, rules=rules, grounding=grounding, scale=scale)
         return _question(
             reference, document=document, scale=scale, unit=unit, rules=rules, grounding=grounding
         )
@@ -152,6 +157,10 @@ def _question(
     if "answer" not in reference:
         raise ValueError("finance reference needs 'fields' or a question's 'answer'")
     answer = reference["answer"]
+    if isinstance(answer, list):
+        if not answer or not all(isinstance(a, str) and a.strip() for a in answer):
+            raise ValueError("a multi-span answer must be a non-empty list of non-empty strings")
+        return Task(document, spans=tuple(answer), rules=rules, grounding=grounding, scale=scale)
     kind = reference.get("answer_type", "text" if _is_text(answer) else "number")
     if kind == "text":
         aliases = reference.get("aliases", [])
@@ -160,11 +169,11 @@ def _question(
         texts = tuple(str(a) for a in (answer, *aliases) if str(a).strip())
         if not texts:
             raise ValueError("a text answer must not be empty")
-        return Task(document, text_answers=texts, grounding=grounding)
+        return Task(document, text_answers=texts, rules=rules, grounding=grounding, scale=scale)
     if kind not in ("number", "percent"):
         raise ValueError(f"answer_type must be number, percent or text, got {kind!r}")
     figure = read_figure(answer, scale, "percent" if kind == "percent" else unit)
-    return Task(document, answer=figure, rules=rules, grounding=grounding)
+    return Task(document, answer=figure, rules=rules, grounding=grounding, scale=scale)
 
 
 def _is_text(answer: JSON) -> bool:

@@ -12,10 +12,16 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
-from assay.verifiers.finance.numbers import Amount, find_amounts, parse_amount
+from assay.verifiers.finance.numbers import (
+    Amount,
+    declared_scale,
+    find_amounts,
+    parse_amount,
+    scale_of_label,
+)
 
 from assay.types import JSON
 
@@ -62,7 +68,6 @@ class ClaimedField:
     """One field value a response gives (``amount`` is ``None`` when it gave no number)."""
 
     name: str
-    raw: JSON
     amount: Amount | None
     scale: str | None = None
     page: int | None = None
@@ -102,28 +107,46 @@ def amount_from_json(value: JSON) -> Amount | None:
         decimals = max(0, -exponent) if isinstance(exponent, int) else 0
         return Amount(value=number, decimals=decimals, text=text)
     if isinstance(value, str):
-        return parse_amount(value)
+        amount = parse_amount(value)
+        if amount is None:
+            amount, hedged = answer_amount(value)
+            amount = None if hedged else amount
+        return amount
     return None
 
 
 def read_fields(data: Mapping[str, JSON]) -> dict[str, ClaimedField]:
-    """The fields of a response object (top level, or under ``fields``)."""
+    """The fields of a response object (top level, or under ``fields``).
+
+    A ``scale`` (or ``units``) string beside the fields, or on one field, says the scale of
+    bare values ("thousand", "in millions"); a scale nobody can read makes the value unreadable.
+    """
     inner = data.get("fields")
     source = inner if isinstance(inner, Mapping) else data
+    shared = _scale_key(data)
     claimed = {}
     for name, raw in source.items():
-        if isinstance(raw, Mapping):
-            claimed[name] = ClaimedField(
-                name=name,
-                raw=raw.get("value"),
-                amount=amount_from_json(raw.get("value")),
-                scale=raw["scale"] if isinstance(raw.get("scale"), str) else None,
-                page=_page(raw.get("page")),
-                quote=_quote(raw),
-            )
-        else:
-            claimed[name] = ClaimedField(name=name, raw=raw, amount=amount_from_json(raw))
+        if name in ("scale", "units"):
+            continue
+        item = raw if isinstance(raw, Mapping) else {"value": raw}
+        scale = _scale_key(item) if any(k in item for k in ("scale", "units")) else shared
+        amount = amount_from_json(item.get("value"))
+        claimed[name] = ClaimedField(
+            name=name,
+            amount=None if scale == "" else amount,
+            scale=scale or None,
+            page=_page(item.get("page")),
+            quote=_quote(item),
+        )
     return claimed
+
+
+def _scale_key(data: Mapping[str, JSON]) -> str | None:
+    """The scale named under ``scale``/``units``: ``None`` if absent, ``""`` if unreadable."""
+    label = data.get("scale", data.get("units"))
+    if label is None:
+        return None
+    return (scale_of_label(label) or "") if isinstance(label, str) else ""
 
 
 def final_answer(text: str) -> FinalAnswer | None:
@@ -159,7 +182,11 @@ def answer_amount(span: str) -> tuple[Amount | None, bool]:
         return None, False
     distinct = {(a.value, a.percent) for a in values}
     hedged = len(distinct) > 1 and _HEDGE.search(span) is not None
-    return values[0], hedged
+    first = values[0]
+    header = declared_scale(span)
+    if first.scale is None and not first.percent and header is not None:
+        first = replace(first, scale=header)  # "24.175 (in millions)"
+    return first, hedged
 
 
 def is_refusal(text: str) -> bool:

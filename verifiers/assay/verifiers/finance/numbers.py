@@ -123,11 +123,33 @@ def scale_name(word: str) -> str:
     key = word.strip().lower()
     if key in SCALES:
         return key
-    if key in ("", "one", "ones", "units", "none"):
+    if key in ("", "one", "ones", "unit", "units", "none"):
         return "unit"
     if key in _SCALE_WORDS:
         return _SCALE_WORDS[key]
     raise ValueError(f"unknown scale {word!r}; use one of {', '.join(SCALES)}")
+
+
+_SCALE_HEADER = re.compile(
+    r"\bin\s+(?:[A-Z]{3}\s+|[$€£¥]\s*)?(thousands|millions|billions|trillions)\b", re.IGNORECASE
+)
+
+
+def declared_scale(text: str) -> str | None:
+    """The scale a phrase declares ("in thousands", "USD in millions"), or ``None``."""
+    match = _SCALE_HEADER.search(text)
+    return scale_name(match.group(1)) if match else None
+
+
+def scale_of_label(label: str) -> str | None:
+    """The one scale a label names ("thousand", "in millions", "USD bn"), else ``None``."""
+    found = set()
+    for word in re.findall(r"[a-z]+", label.lower()):
+        try:
+            found.add(scale_name(word))
+        except ValueError:
+            continue
+    return found.pop() if len(found) == 1 else None
 
 
 def find_amounts(text: str) -> list[Amount]:
