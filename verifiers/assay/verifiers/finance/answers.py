@@ -9,14 +9,13 @@ there, so "In 2024 revenue grew by 12.5%" answers 12.5%.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation
 
 from assay.verifiers.finance.numbers import (
     Amount,
+    amount_from_number,
     declared_scale,
     find_amounts,
     parse_amount,
@@ -91,28 +90,15 @@ def extract_object(text: str) -> dict[str, JSON] | None:
     return best[1] if best is not None else None
 
 
-def amount_from_json(value: JSON) -> Amount | None:
-    """An :class:`Amount` from a JSON number or a numeric string; ``None`` otherwise."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return None
-        text = repr(value) if isinstance(value, float) else str(value)
-        try:
-            number = Decimal(text)
-        except InvalidOperation:
-            return None
-        exponent = number.as_tuple().exponent
-        decimals = max(0, -exponent) if isinstance(exponent, int) else 0
-        return Amount(value=number, decimals=decimals, text=text)
+def read_value(value: JSON) -> Amount | None:
+    """The amount a JSON value states: a number, or a string read like a final answer."""
     if isinstance(value, str):
         amount = parse_amount(value)
         if amount is None:
             amount, hedged = answer_amount(value)
             amount = None if hedged else amount
         return amount
-    return None
+    return amount_from_number(value)
 
 
 def read_fields(data: Mapping[str, JSON]) -> dict[str, ClaimedField]:
@@ -130,7 +116,7 @@ def read_fields(data: Mapping[str, JSON]) -> dict[str, ClaimedField]:
             continue
         item = raw if isinstance(raw, Mapping) else {"value": raw}
         scale = _scale_key(item) if any(k in item for k in ("scale", "units")) else shared
-        amount = amount_from_json(item.get("value"))
+        amount = read_value(item.get("value"))
         claimed[name] = ClaimedField(
             name=name,
             amount=None if scale == "" else amount,

@@ -29,6 +29,7 @@ from assay.verifiers.finance.numbers import (
     CURRENCY_SYMBOLS,
     SCALES,
     Amount,
+    amount_from_number,
     parse_amount,
     scale_name,
 )
@@ -124,21 +125,11 @@ def read_figure(spec: object, scale: str = "unit", unit: str = "") -> Figure:
 
 
 def _gold_amount(spec: object) -> Amount:
-    if isinstance(spec, bool) or spec is None:
-        raise ValueError(f"a figure's value must be a number or a numeric string, got {spec!r}")
-    if isinstance(spec, int | float):
-        if not math.isfinite(spec):
-            raise ValueError(f"a figure's value must be finite, got {spec!r}")
-        text = repr(spec) if isinstance(spec, float) else str(spec)
-        value = Decimal(text)
-        exponent = value.as_tuple().exponent
-        decimals = max(0, -exponent) if isinstance(exponent, int) else 0
-        if isinstance(spec, float) and value == value.to_integral_value():
-            decimals = 0  # 1250.0 was written 1250
-        return Amount(value=value, decimals=decimals, text=text)
-    amount = parse_amount(str(spec))
+    if isinstance(spec, float) and not math.isfinite(spec):
+        raise ValueError(f"a figure's value must be finite, got {spec!r}")
+    amount = amount_from_number(spec) if not isinstance(spec, str) else parse_amount(spec)
     if amount is None:
-        raise ValueError(f"cannot read {spec!r} as a number")
+        raise ValueError(f"a figure's value must be a number or a numeric string, got {spec!r}")
     return amount
 
 

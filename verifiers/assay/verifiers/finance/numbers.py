@@ -10,6 +10,7 @@ and words. Four-digit years (``2024``, ``FY2023``) are flagged so answer extract
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -116,6 +117,21 @@ class Amount:
     def multiplier(self) -> Decimal:
         """The written scale's multiplier (1 when none was written)."""
         return SCALES[self.scale] if self.scale else Decimal(1)
+
+
+def amount_from_number(value: object) -> Amount | None:
+    """An :class:`Amount` from a JSON number (``1250.0`` counts as written ``1250``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    text = repr(value) if isinstance(value, float) else str(value)
+    number = Decimal(text)
+    exponent = number.as_tuple().exponent
+    decimals = max(0, -exponent) if isinstance(exponent, int) else 0
+    if isinstance(value, float) and number == number.to_integral_value():
+        decimals = 0
+    return Amount(value=number, decimals=decimals, text=text)
 
 
 def scale_name(word: str) -> str:
