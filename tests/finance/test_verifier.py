@@ -307,3 +307,12 @@ def test_statements_regenerate_byte_for_byte(tmp_path: Path) -> None:
         statements += 3  # income statement, balance sheet, cash flow
     assert statements >= 20
     shutil.rmtree(tmp_path)
+
+
+def test_cases_regenerate_exactly() -> None:
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        import build_cases
+    finally:
+        sys.path.remove(str(FIXTURES))
+    assert build_cases.build() == (FIXTURES / "cases.jsonl").read_text(encoding="utf-8")
