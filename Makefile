@@ -28,7 +28,7 @@ setup: $(STAMP)
 
 demo: setup
 	@mkdir -p $(OUT)
-	cat fixtures/math/cases.jsonl fixtures/code/cases.jsonl fixtures/finance/cases.jsonl fixtures/mesh/cases.jsonl > $(OUT)/demo-records.jsonl
+	cat fixtures/math/cases.jsonl fixtures/code/cases.jsonl fixtures/finance/cases.jsonl fixtures/mesh/cases.jsonl fixtures/agent/cases.jsonl > $(OUT)/demo-records.jsonl
 	$(VENV)/bin/assay score $(OUT)/demo-records.jsonl -o $(OUT)/demo-verdicts.jsonl --workers 2 --progress
 
 test: setup

@@ -19,6 +19,7 @@ from assay.verifier import Verifier
 ENTRY_POINT_GROUP = "assay.verifiers"
 
 BUILTINS: dict[str, str] = {
+    "agent": "assay.domains.agent.verifier:AgentVerifier",
     "code": "assay.domains.code.verifier:CodeVerifier",
     "finance": "assay.domains.finance.verifier:FinanceVerifier",
     "math": "assay.domains.math.verifier:MathVerifier",

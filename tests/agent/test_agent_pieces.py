@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from assay.verifiers.agent.canonical import Canonicalizer, copy_json, state_hash
+from assay.verifiers.agent.canonical import Canonicalizer, state_hash
 from assay.verifiers.agent.facts import check_facts, numbers_in, parse_facts
 from assay.verifiers.agent.matching import match_calls, normalise_string, parse_expected
 from assay.verifiers.agent.schema import ToolSpec, check_arguments, parse_tools
@@ -168,14 +168,77 @@ def test_canonical_hash(left: Any, right: Any, unordered: tuple[str, ...], equal
     assert (state_hash(left, unordered) == state_hash(right, unordered)) is equal
 
 
-def test_canonical_rejects_non_json_and_copy_is_deep() -> None:
+def test_canonical_rejects_non_json() -> None:
     with pytest.raises(TypeError):
         Canonicalizer().canonical({"a": object()})
-    original = {"a": [{"b": 1}], "s": {1}}
-    copied = copy_json(original)
-    copied["a"][0]["b"] = 2
-    copied["s"].add(2)
-    assert original == {"a": [{"b": 1}], "s": {1}}
+
+
+START = {"orders": {"A": {"n": 1, "tags": ["x"]}, "B": {"n": 2, "tags": []}}, "next": 3, "d": ["/"]}
+
+
+@pytest.mark.parametrize(
+    ("change", "plain"),
+    [
+        (lambda s: None, START),  # untouched: the base's cached digests
+        (lambda s: s["orders"]["A"], START),  # read, not changed
+        (
+            lambda s: s["orders"]["A"].update(n=5),
+            {**START, "orders": {**START["orders"], "A": {"n": 5, "tags": ["x"]}}},
+        ),
+        (
+            lambda s: s["orders"]["A"]["tags"].append("y"),
+            {**START, "orders": {**START["orders"], "A": {"n": 1, "tags": ["x", "y"]}}},
+        ),
+        (lambda s: s["orders"].pop("B"), {**START, "orders": {"A": START["orders"]["A"]}}),
+        (
+            lambda s: s["orders"].__setitem__("C", {"n": 3.0}),
+            {**START, "orders": {**START["orders"], "C": {"n": 3}}},
+        ),
+        (lambda s: s.__setitem__("next", 4), {**START, "next": 4}),
+        (lambda s: s["d"].append("/tmp"), {**START, "d": ["/", "/tmp"]}),
+        (lambda s: s.__setitem__("orders", {}), {**START, "orders": {}}),
+    ],
+    ids=[
+        "untouched",
+        "read",
+        "update",
+        "nested-append",
+        "delete",
+        "add",
+        "scalar",
+        "list",
+        "replaced",
+    ],
+)
+def test_copy_on_write_state(change: Any, plain: dict[str, Any]) -> None:
+    # a replayed copy-on-write state digests exactly as the same state given as plain data,
+    # and the base it started from is never changed
+    from assay.verifiers.agent.state import StateBase, state_digest
+
+    canonicalizer = Canonicalizer(["orders.*.tags"])
+    base = StateBase(START, canonicalizer)
+    before = state_digest(base.fresh(), base)
+    state = base.fresh()
+    change(state)
+    empty = StateBase({}, canonicalizer)
+    assert state_digest(state, base) == state_digest(plain, empty)
+    assert state_digest(base.fresh(), base) == before == state_digest(START, empty)
+    assert (state_digest(state, base) == before) is (plain == START)
+
+
+def test_copy_on_write_collection_behaves_as_a_dict() -> None:
+    from assay.verifiers.agent.state import StateBase
+
+    state = StateBase(START, Canonicalizer()).fresh()
+    orders = state["orders"]
+    assert list(orders) == ["A", "B"] and len(orders) == 2 and "A" in orders
+    del orders["A"]
+    orders["C"] = {"n": 0}
+    orders["A"] = {"n": 9}  # deleted, then added again: back in its place
+    assert list(orders.items()) == [("A", {"n": 9}), ("B", {"n": 2, "tags": []}), ("C", {"n": 0})]
+    assert orders.get("Z") is None and len(orders) == 3
+    with pytest.raises(KeyError):
+        del orders["Z"]
 
 
 @pytest.mark.parametrize(

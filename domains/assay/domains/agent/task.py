@@ -23,6 +23,7 @@ from assay.verifiers.agent.environment import Environment, ToolError, UnknownEnv
 from assay.verifiers.agent.facts import Fact, parse_facts
 from assay.verifiers.agent.matching import ExpectedCall, parse_expected
 from assay.verifiers.agent.schema import ToolSpec, check_arguments, parse_tools
+from assay.verifiers.agent.state import StateBase
 from assay.verifiers.agent.trajectory import decode_arguments
 
 from assay.errors import MalformedTaskError
@@ -40,7 +41,7 @@ class AgentTask:
 
     tools: Mapping[str, ToolSpec]
     env: type[Environment] | None = None
-    env_state: Mapping[str, JSON] | None = None
+    env_base: StateBase | None = None
     expected: tuple[ExpectedCall, ...] | None = None
     forbid_extra: bool = True
     goal_digest: str | None = None
@@ -50,7 +51,7 @@ class AgentTask:
 
     def new_env(self) -> Environment | None:
         """A fresh environment instance, or ``None`` when the task has none."""
-        return None if self.env is None else self.env(self.env_state)
+        return None if self.env is None else self.env(self.env_base)
 
 
 _cache: OrderedDict[str, AgentTask] = OrderedDict()
@@ -83,6 +84,7 @@ def parse_task(reference: JSON) -> AgentTask:
 
 def _build(reference: Mapping[str, JSON]) -> AgentTask:
     env_cls, env_state = _env(reference.get("env"))
+    env_base = None if env_cls is None else env_cls.base(env_state)
     if "tools" in reference:
         tools = parse_tools(reference["tools"])
     elif env_cls is not None:
@@ -91,7 +93,7 @@ def _build(reference: Mapping[str, JSON]) -> AgentTask:
         raise MalformedTaskError("agent reference needs 'tools' or an 'env'")
     raw_expected = reference.get("expected_calls", reference.get("ground_truth"))
     expected = None if raw_expected is None else tuple(parse_expected(raw_expected))
-    goal_digest, goal_calls = _goal(reference.get("goal"), env_cls, env_state, tools)
+    goal_digest, goal_calls = _goal(reference.get("goal"), env_cls, env_base, tools)
     facts = None if reference.get("facts") is None else tuple(parse_facts(reference["facts"]))
     if expected is None and goal_digest is None and not facts:
         raise MalformedTaskError(
@@ -103,7 +105,7 @@ def _build(reference: Mapping[str, JSON]) -> AgentTask:
     return AgentTask(
         tools=tools,
         env=env_cls,
-        env_state=env_state,
+        env_base=env_base,
         expected=expected,
         forbid_extra=_forbid_extra(reference.get("extra_calls"), env_cls),
         goal_digest=goal_digest,
@@ -130,7 +132,7 @@ def _env(raw: JSON) -> tuple[type[Environment] | None, Mapping[str, JSON] | None
 def _goal(
     raw: JSON,
     env_cls: type[Environment] | None,
-    env_state: Mapping[str, JSON] | None,
+    env_base: StateBase | None,
     tools: Mapping[str, ToolSpec],
 ) -> tuple[str | None, int | None]:
     """The goal state's digest and the number of gold calls (when the goal is calls)."""
@@ -139,11 +141,11 @@ def _goal(
     if env_cls is None:
         raise MalformedTaskError("a goal needs an 'env' to replay in")
     if isinstance(raw, Mapping) and isinstance(raw.get("state"), Mapping):
-        return env_cls._canonicalizer.digest(raw["state"]), None
+        return env_cls.digest_of(raw["state"]), None
     calls = raw.get("calls") if isinstance(raw, Mapping) else None
     if not isinstance(calls, list):
         raise MalformedTaskError("goal must be {'calls': [...]} or {'state': {...}}")
-    env = env_cls(env_state)
+    env = env_cls(env_base)
     for position, call in enumerate(calls):
         name, arguments = _gold_call(call, position)
         spec = tools.get(name)

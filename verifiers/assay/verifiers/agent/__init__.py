@@ -3,12 +3,13 @@
 - :mod:`~assay.verifiers.agent.trajectory`: OpenAI-format messages to turns and calls.
 - :mod:`~assay.verifiers.agent.schema`: tool schemas and strict argument checking.
 - :mod:`~assay.verifiers.agent.matching`: BFCL-style expected calls, parallel in any order.
-- :mod:`~assay.verifiers.agent.canonical`: canonical state hashing.
+- :mod:`~assay.verifiers.agent.canonical`: canonical form and hash of a state.
+- :mod:`~assay.verifiers.agent.state`: copy-on-write states and their digests.
 - :mod:`~assay.verifiers.agent.facts`: required facts as numbers and words.
 - :mod:`~assay.verifiers.agent.environment`: environment base class, ``@tool``, registry.
 """
 
-from assay.verifiers.agent.canonical import Canonicalizer, copy_json, state_hash
+from assay.verifiers.agent.canonical import Canonicalizer, state_hash
 from assay.verifiers.agent.environment import (
     ENV_ENTRY_POINT_GROUP,
     Environment,
@@ -26,6 +27,7 @@ from assay.verifiers.agent.matching import (
     parse_expected,
 )
 from assay.verifiers.agent.schema import ToolSpec, check_arguments, parse_tools
+from assay.verifiers.agent.state import CowCollection, StateBase, state_digest
 from assay.verifiers.agent.trajectory import (
     ToolCall,
     Trajectory,
@@ -37,11 +39,13 @@ from assay.verifiers.agent.trajectory import (
 __all__ = [
     "ENV_ENTRY_POINT_GROUP",
     "Canonicalizer",
+    "CowCollection",
     "EnvRegistry",
     "Environment",
     "ExpectedCall",
     "Fact",
     "Matching",
+    "StateBase",
     "ToolCall",
     "ToolError",
     "ToolSpec",
@@ -51,7 +55,6 @@ __all__ = [
     "UnknownEnvironmentError",
     "check_arguments",
     "check_facts",
-    "copy_json",
     "match_calls",
     "normalise_string",
     "numbers_in",
@@ -59,6 +62,7 @@ __all__ = [
     "parse_facts",
     "parse_tools",
     "parse_trajectory",
+    "state_digest",
     "state_hash",
     "tool",
 ]

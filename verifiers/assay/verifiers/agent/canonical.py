@@ -92,15 +92,3 @@ def _encode(value: JSON) -> str:
 def state_hash(state: JSON, unordered: Iterable[str] = ()) -> str:
     """sha256 of the canonical form of ``state`` (see the module docstring for the rules)."""
     return Canonicalizer(unordered).digest(state)
-
-
-def copy_json(value: JSON) -> JSON:
-    """A deep copy of JSON-like data (dicts, lists, sets, scalars), several times faster than
-    :func:`copy.deepcopy` because it skips the memo and the reduce protocol."""
-    if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_json(v) for v in value]
-    if isinstance(value, set):
-        return set(value)
-    return value

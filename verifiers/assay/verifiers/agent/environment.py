@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, ClassVar, TypeVar
 
-from assay.verifiers.agent.canonical import Canonicalizer, copy_json
+from assay.verifiers.agent.canonical import Canonicalizer
 from assay.verifiers.agent.schema import ToolSpec
+from assay.verifiers.agent.state import StateBase, state_digest
 
 from assay.errors import DuplicateVerifierError, PluginError, RegistryError
 
@@ -99,7 +100,8 @@ class Environment:
     unordered: ClassVar[tuple[str, ...]] = ()
     tools: ClassVar[dict[str, ToolDef]] = {}
     _canonicalizer: ClassVar[Canonicalizer]
-    _initial: ClassVar[JSON] = None
+    _default_base: ClassVar[StateBase | None] = None
+    _class_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -111,14 +113,31 @@ class Environment:
                     found[definition.spec.name] = definition
         cls.tools = found
         cls._canonicalizer = Canonicalizer(cls.unordered)
-        cls._initial = None
+        cls._default_base = None
+        cls._class_lock = threading.Lock()
 
-    def __init__(self, state: Mapping[str, JSON] | None = None) -> None:
+    def __init__(self, state: Mapping[str, JSON] | StateBase | None = None) -> None:
+        """A fresh instance starting from ``state`` (default: :meth:`initial_state`).
+
+        The state is copy-on-write (:mod:`assay.verifiers.agent.state`): entries of its
+        collections are private deep copies made when a tool first reads them.
+        """
         if state is None:
-            if type(self)._initial is None:
-                type(self)._initial = self.initial_state()
-            state = type(self)._initial
-        self.state: dict[str, JSON] = copy_json(dict(state))
+            state = self.base()
+        elif not isinstance(state, StateBase):
+            state = self.base(state)
+        self._base = state
+        self.state: dict[str, JSON] = state.fresh()
+
+    @classmethod
+    def base(cls, state: Mapping[str, JSON] | None = None) -> StateBase:
+        """The prepared starting state (for :meth:`initial_state`, built once per class)."""
+        if state is not None:
+            return StateBase(state, cls._canonicalizer)
+        with cls._class_lock:
+            if cls._default_base is None:
+                cls._default_base = StateBase(cls.initial_state(), cls._canonicalizer)
+            return cls._default_base
 
     @classmethod
     def initial_state(cls) -> dict[str, JSON]:
@@ -134,12 +153,16 @@ class Environment:
         definition = self.tools.get(name)
         if definition is None:
             raise ToolError(f"unknown tool {name!r}")
-        result = getattr(self, definition.method)(**arguments)
-        return copy_json(result)
+        return getattr(self, definition.method)(**arguments)
 
     def digest(self) -> str:
-        """Canonical hash of the current state."""
-        return self._canonicalizer.digest(self.state)
+        """Canonical hash of the current state (see :func:`.state.state_digest`)."""
+        return state_digest(self.state, self._base)
+
+    @classmethod
+    def digest_of(cls, state: Mapping[str, JSON]) -> str:
+        """Canonical hash of a state given as data (a task's explicit goal state)."""
+        return state_digest(state, StateBase({}, cls._canonicalizer))
 
 
 class EnvRegistry:
