@@ -1,14 +1,15 @@
 """Self-intersection: pairs of triangles of one mesh that pierce each other.
 
-Broad phase: an R-tree over the triangles' bounding boxes (``rtree``) gives candidate pairs;
-pairs that share a vertex (neighbours) are dropped. Narrow phase: Möller's triangle-triangle
-test, vectorised with numpy. A pair counts when the triangles *cross* along a segment longer
-than ``eps``, so triangles that only touch (faces that meet at a seam, a vertex resting on a
-face) do not count. Coplanar overlapping triangles are not reported here; overlapping
-*bodies* are caught by the volume check (:func:`assay.verifiers.mesh.physics.interpenetration`).
+Broad phase: a KD-tree over triangle centroids (scipy) gives the pairs close enough to touch,
+bounding boxes filter them, and pairs that share a vertex (neighbours) are dropped. Narrow
+phase: Möller's triangle-triangle test, vectorised with numpy. A pair counts when the
+triangles *cross* along a segment longer than ``eps``, so triangles that only touch (faces
+that meet at a seam, a vertex resting on a face) do not count. Coplanar overlapping triangles
+are not reported here; overlapping *bodies* are caught by the volume check
+(:func:`assay.verifiers.mesh.physics.interpenetration`).
 
 open3d's ``TriangleMesh.is_self_intersecting`` answers the same question by testing every
-pair (1.9 s for 20k faces on the development machine); the R-tree makes it tens of ms.
+pair; see ``bench/mesh_bench.py`` for both on 20k faces.
 """
 
 from __future__ import annotations
@@ -24,24 +25,50 @@ IntArray = NDArray[np.int64]
 
 def candidate_pairs(vertices: FloatArray, faces: IntArray) -> IntArray:
     """Index pairs ``(i, j)``, ``i < j``, of triangles whose bounding boxes overlap and that
-    share no vertex."""
-    from rtree import index
+    share no vertex.
+
+    Two triangles can only touch when their centroids are closer than the sum of their radii
+    (largest centroid-to-vertex distance). Triangles up to a radius ``r`` (the largest one when
+    none exceeds 4x the median, else the 99th percentile) are paired by a KD-tree query within
+    ``2 r`` (scipy); the few larger ones are tested against every triangle's bounding box.
+    Bounding boxes then filter the candidates.
+    """
+    from scipy.spatial import cKDTree
 
     triangles = vertices[faces]
     lo, hi = triangles.min(axis=1), triangles.max(axis=1)
-    properties = index.Property()
-    properties.dimension = 3
-    tree = index.Index((np.arange(len(faces), dtype=np.int64), lo, hi), properties=properties)
-    ids, counts = tree.intersection_v(lo, hi)  # type: ignore[no-untyped-call]
-    first = np.repeat(np.arange(len(faces)), np.asarray(counts, dtype=np.int64))
-    second = np.asarray(ids, dtype=np.int64)
-    keep = first < second
-    pairs = np.stack([first[keep], second[keep]], axis=1)
+    centroids = triangles.mean(axis=1)
+    radius = np.linalg.norm(triangles - centroids[:, None, :], axis=2).max(axis=1)
+    limit = 0.0
+    if len(radius):  # the 99th percentile, or every radius when none is far above the median
+        limit = max(
+            float(np.percentile(radius, 99)), min(float(radius.max()), 4 * float(np.median(radius)))
+        )
+    is_big = radius > limit
+    small = np.flatnonzero(~is_big)
+    found = [small[cKDTree(centroids[small]).query_pairs(2 * limit + 1e-12, output_type="ndarray")]]
+    big = np.flatnonzero(is_big)
+    for start in range(0, len(big), 64):
+        chunk = big[start : start + 64]
+        meets = np.all((lo[None] <= hi[chunk, None]) & (hi[None] >= lo[chunk, None]), axis=2)
+        rows, others = np.nonzero(meets)
+        once = ~is_big[others] | (others > chunk[rows])  # a big-big pair is found from both ends
+        found.append(np.stack([chunk[rows][once], others[once]], axis=1))
+    stacked = np.concatenate([p.reshape(-1, 2) for p in found]).astype(np.int64)
+    pairs: IntArray = np.sort(stacked, axis=1)
+    first, second = pairs[:, 0], pairs[:, 1]
+    close = np.linalg.norm(centroids[first] - centroids[second], axis=1) <= (
+        radius[first] + radius[second]
+    )
+    pairs = pairs[close]
     if len(pairs) == 0:
-        return pairs.astype(np.int64)
+        return pairs
+    first, second = pairs[:, 0], pairs[:, 1]
+    boxes_meet = np.all((lo[first] <= hi[second]) & (hi[first] >= lo[second]), axis=1)
+    pairs = pairs[boxes_meet]
     a, b = faces[pairs[:, 0]], faces[pairs[:, 1]]
     shared = (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
-    kept: IntArray = pairs[~shared].astype(np.int64)
+    kept: IntArray = pairs[~shared]
     return kept
 
 

@@ -126,7 +126,11 @@ class Renderer:
         return orthographic_depth(np.asarray(depth, dtype=np.float64), near, far)
 
     def close(self) -> None:
-        """Release the GL context."""
+        """Release the GL context.
+
+        Under EGL this terminates the display that every pyrender context of the process
+        shares: close a renderer only when no other one is still in use.
+        """
         self._context.delete()
 
 
