@@ -71,3 +71,41 @@ def test_camera_pose_looks_at_the_centre() -> None:
     assert np.allclose(pose[:3, 3], [1, 2, 7])
     assert np.allclose(pose[:3, 2], [0, 0, 1])  # the camera looks down its -z
     assert np.allclose(pose[:3, :3] @ pose[:3, :3].T, np.eye(3))
+
+
+SUBPROCESS_RENDER = """
+import numpy as np, trimesh
+from assay.verifiers.mesh.render import Renderer
+renderer = Renderer(64)
+depth = renderer.depth(trimesh.creation.box((1, 1, 1)), np.zeros(3), 3 ** 0.5, "+x")
+print(renderer.platform, int((depth > 0).sum()), float(depth.max()))
+"""
+
+
+@pytest.mark.parametrize("platform", ["egl", "osmesa"])
+def test_both_headless_platforms_render_the_same(platform: str) -> None:
+    # a fresh interpreter per platform: PyOpenGL binds its platform once, at import
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYOPENGL_PLATFORM": platform}
+    out = subprocess.run(
+        [sys.executable, "-c", SUBPROCESS_RENDER],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    name, covered, deepest = out.stdout.split()
+    assert name == platform
+    # the unit cube's face is a square of 64 / (1.5 sqrt(3)) = 24.6 pixels a side, 2 sqrt(3) - 0.5
+    # away from the camera
+    assert int(covered) in (24 * 24, 24 * 25, 25 * 25)
+    assert float(deepest) == pytest.approx(2 * 3**0.5 - 0.5, abs=1e-4)
+
+
+def test_an_explicit_platform_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYOPENGL_PLATFORM", "osmesa")
+    assert gl_platform() == "osmesa"
