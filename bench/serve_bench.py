@@ -1,10 +1,14 @@
 """Load test of ``assay serve``: 64 concurrent OpenRLHF clients against 127.0.0.1.
 
-Starts ``assay serve --port 0`` in a subprocess, then runs N client threads (default 64) that
-post batches of math items (the cases of fixtures/math/cases.jsonl) to ``/get_reward`` for a
-fixed duration (default 60 s) or until a request cap, whichever comes first. Reports p50 / p99
-latency, requests and items per second, dropped requests (any answer but a complete 200: must
-be 0), and the resident memory of the server and its workers before and after the load.
+Starts ``assay serve --port 0`` in a subprocess. Baseline, same run: one client alone for a few
+seconds (``--baseline``, default 5 s). Then N client threads (default 64) post batches of math
+items (the cases of fixtures/math/cases.jsonl) to ``/get_reward`` for a fixed duration (default
+60 s) or until a request cap, whichever comes first. Reports p50 / p99 latency and their ratio
+to the lone client's p50, requests and items per second against the lone client's, dropped
+requests (any answer but a complete 200: must be 0), and the resident memory of the server and
+its workers: after warm-up, sampled every half second under load (peak), and after. The run
+fails when a request was dropped, the server did not exit cleanly, or memory grew by more than
+``--max-rss-growth`` (default 1.5x) between warm-up and the end of the load.
 
 Run: ``python bench/serve_bench.py [--duration 60] [--clients 64] [--batch 8] [--workers 2]``.
 Only 127.0.0.1 is ever contacted.
@@ -73,6 +77,44 @@ def memory(pid: int) -> dict[str, float]:
     }
 
 
+def total_rss_mb(pid: int) -> float:
+    return total_rss_mb_of(memory(pid))
+
+
+class RssSampler:
+    """Samples the server's and its workers' resident memory every half second."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak_mb = total_rss_mb(pid)
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            self.peak_mb = max(self.peak_mb, total_rss_mb(self.pid))
+            self.samples += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_load(
+    port: int, bodies: list[tuple[bytes, int]], clients: int, duration: float, cap: int
+) -> tuple[Load, float]:
+    load = Load(port, bodies, time.monotonic() + duration, cap)
+    threads = [threading.Thread(target=load.client, args=(i,)) for i in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return load, time.perf_counter() - started
+
+
 def post(port: int, body: bytes) -> tuple[int, dict[str, Any]]:
     connection = http.client.HTTPConnection(HOST, port, timeout=120)
     try:
@@ -136,6 +178,10 @@ def start_server(workers: int) -> tuple[subprocess.Popen[str], int]:
     return process, int(line.rsplit(":", 1)[1])
 
 
+def total_rss_mb_of(usage: dict[str, float]) -> float:
+    return float(usage["server_rss_mb"] + usage["workers_rss_mb"])
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -150,6 +196,10 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=8, help="items per request (8)")
     parser.add_argument("--workers", type=int, default=2, help="server worker processes (2)")
     parser.add_argument("--max-requests", type=int, default=200_000, help="request cap")
+    parser.add_argument("--baseline", type=float, default=5.0, help="seconds of one client (5)")
+    parser.add_argument(
+        "--max-rss-growth", type=float, default=1.5, help="fail above this memory growth (1.5x)"
+    )
     args = parser.parse_args()
 
     items = load_items()
@@ -162,15 +212,11 @@ def main() -> None:
     try:
         for body, _ in bodies:  # warm-up: one pass over the cases, workers started
             post(port, body)
+        alone, alone_wall = run_load(port, bodies, 1, args.baseline, args.max_requests)
         before = memory(process.pid)
-        load = Load(port, bodies, time.monotonic() + args.duration, args.max_requests)
-        threads = [threading.Thread(target=load.client, args=(i,)) for i in range(args.clients)]
-        started = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        wall = time.perf_counter() - started
+        sampler = RssSampler(process.pid)
+        load, wall = run_load(port, bodies, args.clients, args.duration, args.max_requests)
+        sampler.stop()
         after = memory(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -187,15 +233,34 @@ def main() -> None:
         "p50_ms": round(1000 * percentile(load.latencies, 0.50), 1),
         "p99_ms": round(1000 * percentile(load.latencies, 0.99), 1),
         "mean_ms": round(1000 * statistics.fmean(load.latencies), 1) if load.latencies else None,
-        "dropped": len(load.dropped),
+        "dropped": len(load.dropped) + len(alone.dropped),
+        "baseline_one_client": {
+            "requests": len(alone.latencies),
+            "items_per_s": round(alone.items / alone_wall, 1),
+            "p50_ms": round(1000 * percentile(alone.latencies, 0.50), 1),
+        },
+        "p50_vs_one_client": round(
+            percentile(load.latencies, 0.50) / percentile(alone.latencies, 0.50), 2
+        ),
+        "p99_vs_one_client": round(
+            percentile(load.latencies, 0.99) / percentile(alone.latencies, 0.50), 2
+        ),
+        "throughput_vs_one_client": round(
+            (load.items / wall) / max(alone.items / alone_wall, 1e-9), 2
+        ),
         "memory_before": before,
+        "memory_peak_mb": round(sampler.peak_mb, 1),
         "memory_after": after,
+        "memory_growth": round(total_rss_mb_of(after) / max(total_rss_mb_of(before), 1e-9), 3),
+        "memory_samples": sampler.samples,
         "server_exit_code": code,
     }
     print(json.dumps(report, indent=2))
-    for problem in load.dropped[:5]:
+    for problem in (alone.dropped + load.dropped)[:5]:
         print("dropped:", problem, file=sys.stderr)
-    if load.dropped or code != 0:
+    if report["memory_growth"] > args.max_rss_growth:
+        print(f"memory grew {report['memory_growth']}x under load", file=sys.stderr)
+    if load.dropped or alone.dropped or code != 0 or report["memory_growth"] > args.max_rss_growth:
         raise SystemExit(1)
 
 

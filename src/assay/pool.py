@@ -8,7 +8,8 @@ queued behind it go to another worker. When a worker dies (segfault, OOM kill) t
 running is retried on a fresh worker, alone, up to ``retries`` times, then reported as ``error``.
 
 Items are sent in small chunks sized from the measured item time of their domain (about 20 ms
-of work a chunk), so cheap items do not pay a pipe round trip each and slow ones do not queue.
+of work a chunk; one item until the domain's first is measured), so cheap items do not pay a
+pipe round trip each and slow ones do not queue.
 The queue (:class:`~assay.scheduling.queue.JobQueue`) applies the
 :class:`~assay.scheduling.policy.SchedulePolicy`: priorities, per-domain concurrency limits, and
 the domains each worker sets up as it starts (plus every domain the pool has seen, so a worker
@@ -226,7 +227,9 @@ class WorkerPool:
         return [worker.conn for worker in self._workers]
 
     def _chunk_size(self, domain: str) -> int:
-        seconds = self._item_seconds.get(domain, 0.005)
+        seconds = self._item_seconds.get(domain)
+        if seconds is None:  # cost unknown: one item, so a slow domain never queues in a chunk
+            return 1
         return max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(seconds, 1e-6))))
 
     def _busy(self) -> dict[str, int]:

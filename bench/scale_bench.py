@@ -1,0 +1,273 @@
+"""Scale: one mixed batch over every registered domain, local 1 and 2 workers and Ray, same run.
+
+The batch takes up to ``--per-domain`` labelled cases from each registered verifier's fixtures
+(``Verifier.fixtures``: math, code, mesh, finance, agent... whatever the registry holds when it
+runs), interleaved domain by domain as a trainer's mixed batch would be. Each configuration
+warms its workers (every domain set up at start, then one untimed pass over the batch, since
+some verifiers still load lazily on their first items in each worker), then scores the batch:
+
+- local, 1 worker (the baseline) and local, 2 workers: speed-up = time(1) / time(2);
+- Ray: a local Ray cluster, one actor with 2 workers: overhead = time(Ray) / time(local 2) - 1.
+
+For each: wall time, items per second, the CPU seconds of assay's own processes (driver,
+workers, sandboxes; for Ray the actor and its workers) as a share of the machine's cores, and
+the whole machine's busy share over the same interval (other programs included). Verdicts
+(status and score) must be identical in every configuration.
+
+A second, smaller part separates the scheduler from the CPU it gets: a verifier that waits
+(``--io-ms`` per item, like a remote judge or a service call) scored with 1, 2 and 4 workers.
+
+Run: ``python bench/scale_bench.py [--per-domain 40] [--rounds 1] [--no-ray] [--io-items 100]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.records import RawRow
+from assay.registry import Registry, default_registry
+from assay.runner import ScoreOptions, Scorer
+from assay.scheduling.policy import SchedulePolicy
+from assay.types import Record, Result, Verdict
+from assay.verifier import Verifier
+
+TICKS = os.sysconf("SC_CLK_TCK")
+CORES = os.cpu_count() or 1
+
+
+def mixed_batch(registry: Registry, per_domain: int) -> list[dict[str, Any]]:
+    """Up to ``per_domain`` fixture cases of each registered domain, interleaved."""
+    columns: list[list[dict[str, Any]]] = []
+    for entry in registry.entries():
+        path = entry.cls.fixtures
+        if path is None or not Path(path).is_file():
+            continue
+        lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+        cases = [json.loads(line) for line in lines[:per_domain]]
+        for case in cases:
+            case.setdefault("domain", entry.name)
+        columns.append(cases)
+    batch: list[dict[str, Any]] = []
+    for row in range(max((len(c) for c in columns), default=0)):
+        batch += [column[row] for column in columns if row < len(column)]
+    return batch
+
+
+def process_tree(pid: int) -> Iterator[int]:
+    yield pid
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            yield from process_tree(int(child))
+
+
+def cpu_seconds(roots: list[int]) -> float:
+    """CPU seconds of the processes under ``roots``: their own and their reaped children's.
+
+    Verifiers start short-lived helpers (sandboxes, renderers); once reaped, their time is in
+    the parent's ``cutime`` / ``cstime``, so it is counted exactly once.
+    """
+    total = 0
+    for root in roots:
+        for pid in set(process_tree(root)):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(value) for value in fields[11:15])
+    return total / TICKS
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]
+    return sum(values) - idle, sum(values)
+
+
+@dataclass
+class Run:
+    name: str
+    wall_s: float
+    items: int
+    assay_cpu_s: float
+    machine_busy: float
+    results: list[Result]
+
+    @property
+    def items_per_s(self) -> float:
+        return self.items / self.wall_s
+
+    @property
+    def assay_util(self) -> float:
+        return self.assay_cpu_s / (self.wall_s * CORES)
+
+
+def measure(
+    name: str, score: Callable[[list[RawRow]], list[Result]], roots: list[int], rows: list[RawRow]
+) -> Run:
+    cpu_before, (busy_before, total_before) = cpu_seconds(roots), machine_ticks()
+    started = time.perf_counter()
+    results = score(rows)
+    wall = time.perf_counter() - started
+    cpu_after, (busy_after, total_after) = cpu_seconds(roots), machine_ticks()
+    busy = (busy_after - busy_before) / max(1, total_after - total_before)
+    return Run(name, wall, len(results), cpu_after - cpu_before, busy, results)
+
+
+def options(workers: int, registry: Registry) -> ScoreOptions:
+    return ScoreOptions(workers=workers, schedule=SchedulePolicy(warm=registry.names()))
+
+
+def local_runs(
+    workers: int, registry: Registry, rows: list[RawRow], warm: list[RawRow], rounds: int
+) -> list[Run]:
+    with Scorer(options(workers, registry), registry) as scorer:
+        scorer.warm()
+        list(scorer.score_rows(warm))
+        return [
+            measure(
+                f"local, {workers} worker{'s' if workers > 1 else ''}",
+                lambda batch: list(scorer.score_rows(batch)),
+                [os.getpid()],
+                rows,
+            )
+            for _ in range(rounds)
+        ]
+
+
+def ray_runs(registry: Registry, rows: list[RawRow], warm: list[RawRow], rounds: int) -> list[Run]:
+    import ray
+
+    from assay.backends.ray_backend import RayBackend, RayOptions
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with RayBackend(options(2, registry), RayOptions(actors=1), registry) as backend:
+            list(backend.score_rows(warm))
+            actor_pids = [int(ray.get(actor.pid.remote())) for actor in backend.actors]
+            return [
+                measure(
+                    "Ray, 1 actor x 2 workers",
+                    lambda batch: list(backend.score_rows(batch)),
+                    [os.getpid(), *actor_pids],
+                    rows,
+                )
+                for _ in range(rounds)
+            ]
+    finally:
+        ray.shutdown()
+
+
+def median_run(runs: list[Run]) -> Run:
+    return sorted(runs, key=lambda run: run.wall_s)[len(runs) // 2]
+
+
+class WaitVerifier(Verifier):
+    """Waits ``reference`` milliseconds, then says correct: an I/O-bound verifier."""
+
+    name = "wait"
+    version = "1"
+
+    def verify(self, record: Record) -> Verdict:
+        time.sleep(float(record.reference) / 1000.0)
+        return Verdict.correct()
+
+
+def io_bound(items: int, wait_ms: float) -> list[tuple[int, float]]:
+    """Wall seconds to score ``items`` waiting items with 1, 2 and 4 workers."""
+    import scale_bench  # this file under an importable name: workers load the class by it
+
+    registry = Registry()
+    registry.register(scale_bench.WaitVerifier)
+    rows = [
+        RawRow(i, {"id": str(i), "domain": "wait", "response": "x", "reference": wait_ms})
+        for i in range(items)
+    ]
+    timings = []
+    for workers in (1, 2, 4):
+        with Scorer(options(workers, registry), registry) as scorer:
+            scorer.warm()
+            list(scorer.score_rows(rows[:workers]))
+            started = time.perf_counter()
+            list(scorer.score_rows(rows))
+            timings.append((workers, time.perf_counter() - started))
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-domain", type=int, default=40, help="cases per domain (40)")
+    parser.add_argument("--rounds", type=int, default=1, help="timed passes per config (1)")
+    parser.add_argument("--no-ray", action="store_true", help="skip the Ray configuration")
+    parser.add_argument("--io-items", type=int, default=100, help="waiting items (100; 0: skip)")
+    parser.add_argument("--io-ms", type=float, default=20.0, help="wait per item, ms (20)")
+    args = parser.parse_args()
+
+    registry = default_registry()
+    batch = mixed_batch(registry, args.per_domain)
+    rows = [RawRow(i, case) for i, case in enumerate(batch, start=1)]
+    warm = rows
+    mix = Counter(case["domain"] for case in batch)
+    print(
+        f"mixed batch: {len(rows)} items ({', '.join(f'{d} {n}' for d, n in sorted(mix.items()))})"
+    )
+    print(f"machine: {CORES} cores; load average before: {os.getloadavg()[0]:.2f}\n")
+
+    runs = [
+        median_run(local_runs(1, registry, rows, warm, args.rounds)),
+        median_run(local_runs(2, registry, rows, warm, args.rounds)),
+    ]
+    if not args.no_ray:
+        runs.append(median_run(ray_runs(registry, rows, warm, args.rounds)))
+    base = runs[0]
+    print(f"{'configuration':<26} {'wall s':>7} {'items/s':>8} {'vs 1 worker':>11} "
+          f"{'assay CPU':>9} {'items/CPU-s':>11} {'machine busy':>12}")  # fmt: skip
+    for run in runs:
+        print(
+            f"{run.name:<26} {run.wall_s:>7.2f} {run.items_per_s:>8.1f} "
+            f"{base.wall_s / run.wall_s:>10.2f}x {100 * run.assay_util:>8.0f}% "
+            f"{run.items / max(run.assay_cpu_s, 1e-9):>11.1f} {100 * run.machine_busy:>11.0f}%"
+        )
+    speedup = runs[0].wall_s / runs[1].wall_s
+    print(f"\nspeed-up 1 -> 2 workers: {speedup:.2f}x (target >= 1.8x)")
+    if len(runs) > 2:
+        overhead = runs[2].wall_s / runs[1].wall_s - 1
+        print(f"Ray overhead vs local, 2 workers each: {100 * overhead:+.1f}% (target < 15%)")
+    reference = [(r.id, r.status, r.score) for r in runs[0].results]
+    same = all([(r.id, r.status, r.score) for r in run.results] == reference for run in runs)
+    per_item_ms = {
+        d: statistics.fmean(r.elapsed_ms for r in runs[0].results if r.domain == d) for d in mix
+    }
+    print(
+        "mean verifier time per item, ms: "
+        + ", ".join(f"{d} {v:.1f}" for d, v in sorted(per_item_ms.items()))
+    )
+    print(f"verdicts identical in every configuration: {'yes' if same else 'NO'}")
+    if args.io_items:
+        timings = io_bound(args.io_items, args.io_ms)
+        print(f"\nI/O-bound verifier ({args.io_items} items x {args.io_ms:g} ms wait):")
+        for workers, wall in timings:
+            print(
+                f"  {workers} worker{'s' if workers > 1 else ' '}: {wall:6.2f} s, "
+                f"speed-up {timings[0][1] / wall:.2f}x"
+            )
+    if not same:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
