@@ -72,6 +72,11 @@ VALIDITY_CASES = [
     ),
     (NAN, {"finite": False, "degenerate_faces": None}, "a NaN stops the other measurements"),
     (
+        raw(CUBE.vertices * 1e300, CUBE.faces),
+        {"finite": False},
+        "finite, but areas and volumes would overflow",
+    ),
+    (
         raw(CUBE.vertices, np.vstack([CUBE.faces, [[0, 0, 1]]])),
         {"degenerate_faces": 1},
         "a face with a repeated vertex",

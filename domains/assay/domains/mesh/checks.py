@@ -36,7 +36,9 @@ def _decay(excess: float, span: float) -> float:
 def validity_checks(report: ValidityReport) -> list[Check]:
     """The validity gate: finite, non-degenerate, watertight, winding, volume, intersections."""
     if not report.finite:
-        return [Check("finite", False, 0.0, "non-finite (NaN or inf) vertex coordinates")]
+        return [
+            Check("finite", False, 0.0, "non-finite (NaN, inf or beyond 1e15) vertex coordinates")
+        ]
     checks = [
         Check(
             "finite",

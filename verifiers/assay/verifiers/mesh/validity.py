@@ -16,6 +16,9 @@ from .intersect import self_intersections
 
 __all__ = ["ValidityReport", "merged", "validity"]
 
+MAX_COORDINATE = 1e15
+"""Coordinates beyond this magnitude count as non-finite: squared lengths, areas and volumes
+computed from them overflow or lose every digit of precision."""
 MERGE_DIGITS_BELOW_SCALE = 8
 """Vertices closer than ``diagonal * 10**-8`` are the same vertex."""
 
@@ -25,7 +28,7 @@ class ValidityReport:
     """What :func:`validity` measured. Properties are ``None`` when not measurable.
 
     Attributes:
-        finite: Every coordinate is a finite number.
+        finite: Every coordinate is a finite number of magnitude at most 1e15.
         vertices, faces: Counts after merging.
         merged_vertices: How many duplicate vertices were merged away.
         degenerate_faces: Faces with a repeated vertex or (near) zero area.
@@ -74,7 +77,7 @@ def merged(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
 
 def validity(mesh: trimesh.Trimesh) -> tuple[ValidityReport, trimesh.Trimesh | None]:
     """Measure a raw mesh; returns the report and the merged mesh (``None`` if not finite)."""
-    if not np.isfinite(mesh.vertices).all():
+    if not (np.isfinite(mesh.vertices).all() and np.abs(mesh.vertices).max() <= MAX_COORDINATE):
         return ValidityReport(
             finite=False, vertices=len(mesh.vertices), faces=len(mesh.faces)
         ), None
