@@ -8,9 +8,10 @@ it as a test failure) listing every case that breaks the rule:
 - ``check_gold_scores_correct``: every case labelled ``correct`` scores ``correct``.
 - ``check_known_bad_not_correct``: no case labelled otherwise scores ``correct``.
 - ``check_labels``: every case gets exactly its labelled status (and pinned score).
-- ``check_bad_input_typed``: hostile or broken responses (empty, huge, binary, deeply nested)
-  get a zero-score ``incorrect`` / ``unparsable`` verdict, and unusable references an
-  ``error`` that says "malformed task", never an escaped exception or a timeout.
+- ``check_bad_input_typed``: hostile or broken output (empty, huge, binary, deeply nested
+  responses; garbage trajectories) gets a zero-score ``incorrect`` / ``unparsable`` verdict,
+  and unusable references a typed verdict (an ``error`` says "malformed task"), never an
+  escaped exception or a timeout.
 - ``check_deterministic``: the fixtures scored again, in reverse order, give the same verdicts.
 
 Items run through assay's worker pool with the verifier's hard time limit, exactly as
@@ -48,6 +49,25 @@ BAD_RESPONSES: dict[str, str] = {
     "lone-surrogate": "answer: \ud800",
 }
 """Responses no verifier may give credit to or crash on (model output is data)."""
+
+BAD_STEPS: dict[str, list[dict[str, JSON]]] = {
+    "garbage-messages": [
+        {"role": "assistant", "content": None, "tool_calls": "call everything"},
+        {"role": 42, "content": ["?"]},
+        {},
+    ],
+    "broken-tool-call": [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "x", "type": "function", "function": {"name": "", "arguments": "{not json"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "nobody", "content": "\x00" * 1000},
+    ],
+}
+"""Trajectories (the record's ``steps``) that are broken the same way, with an empty response."""
 
 BAD_REFERENCES: dict[str, JSON] = {
     "empty-object": {},
@@ -189,14 +209,25 @@ class Conformance:
         return self._outcomes
 
     def probes(self) -> list[Probe]:
-        """Bad responses against the first gold case's reference, and bad references."""
+        """Bad responses and trajectories against the first gold case's reference, and bad
+        references with the gold case's response."""
         gold = next((c for c in self.cases() if c.expected is Status.CORRECT), None)
         if gold is None:
             raise ConformanceError(f"{self._where()}: no case labelled 'correct' to probe with")
         base = {k: v for k, v in gold.row.items() if k != "meta"}
+        # the model's output is the response and the trajectory: a broken one replaces both
+        output = {k: v for k, v in base.items() if k != "steps"}
         probes = [
-            Probe(f"response:{name}", {**base, "id": f"probe-r-{name}", "response": text}, True)
+            Probe(f"response:{name}", {**output, "id": f"probe-r-{name}", "response": text}, True)
             for name, text in BAD_RESPONSES.items()
+        ]
+        probes += [
+            Probe(
+                f"steps:{name}",
+                {**output, "id": f"probe-s-{name}", "response": "", "steps": steps},
+                True,
+            )
+            for name, steps in BAD_STEPS.items()
         ]
         probes += [
             Probe(f"reference:{name}", {**base, "id": f"probe-f-{name}", "reference": ref}, False)

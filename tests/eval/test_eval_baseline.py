@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.cli import main
 from assay.errors import InputError
 from assay.evaluation.baseline import Baseline, CaseVerdict, compare
 from assay.evaluation.cases import LabelledCase
@@ -149,3 +150,29 @@ def test_a_verifier_missing_from_the_baseline_is_a_note() -> None:
     comparison = compare(Baseline(), [_run(RECORDED)])
     assert not comparison.regressed
     assert comparison.notes == ("demo@1: not in the baseline (record it with --update-baseline)",)
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        # a typo in a domain name is a usage error with a suggestion
+        (["eval", "--domains", "mth"], 2, "Did you mean 'math'?"),
+        # an explicit baseline that does not exist is not silently skipped
+        (["eval", "--domains", "math", "--baseline", "{tmp}/none.json"], 3, "no baseline at"),
+        # a corrupt baseline is an input error
+        (["eval", "--domains", "math", "--baseline", "{tmp}/bad.json"], 3, "not an assay eval"),
+        # hard timeouts need worker processes
+        (["eval", "--domains", "math", "--workers", "0"], 1, "at least one worker"),
+    ],
+    ids=["unknown-domain", "missing-baseline", "corrupt-baseline", "no-workers"],
+)
+def test_eval_usage_errors(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    code: int,
+    message: str,
+) -> None:
+    (tmp_path / "bad.json").write_text('{"format": "x"}', encoding="utf-8")
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == code
+    assert message in capsys.readouterr().err

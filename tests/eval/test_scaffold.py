@@ -8,6 +8,7 @@ tests and `assay eval` run there, unchanged.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -45,46 +46,61 @@ def _throwaway_venv(path: Path) -> Path:
     return python
 
 
-def test_new_verifier_plugin_passes_out_of_the_box(tmp_path: Path) -> None:
-    assert main(["new-verifier", "units", "--dir", str(tmp_path / "assay-units")]) == 0
-    plugin = tmp_path / "assay-units"
-    python = _throwaway_venv(tmp_path / "venv")
+def _doc_files() -> dict[str, str]:
+    """The files docs/writing-a-verifier.md shows, by the path in its `<!-- file: ... -->` mark."""
+    text = (ROOT / "docs" / "writing-a-verifier.md").read_text(encoding="utf-8")
+    return dict(re.findall(r"<!-- file: (\S+) -->\n```\w+\n(.*?)```", text, re.S))
 
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q"]
-    install += ["--no-deps", "--no-build-isolation", "--no-index", "--disable-pip-version-check"]
-    done = _run([*install, str(plugin)], tmp_path)
+
+def _install(python: Path, plugin: Path) -> None:
+    command = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
+    command += ["--no-build-isolation", "--no-index", "--disable-pip-version-check", str(plugin)]
+    done = _run(command, plugin.parent)
     assert done.returncode == 0, done.stdout + done.stderr
 
-    done = _run([str(python), "-m", "assay.cli", "domains"], tmp_path)
-    assert "units@0.1.0" in done.stdout and "plugin:assay-units" in done.stdout, done.stdout
 
-    # the generated tests: assay.testing's conformance checks and a table of examples
+def _tests_pass(python: Path, plugin: Path) -> None:
+    """The plugin's own tests (assay.testing's checks, the examples) and ruff, unchanged."""
     done = _run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], plugin)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "10 passed" in done.stdout, done.stdout
-
-    # assay eval: record a baseline, then compare against it
-    baseline = tmp_path / "baselines" / "units.json"
-    eval_units = [
-        str(python),
-        "-m",
-        "assay.cli",
-        "eval",
-        "--domains",
-        "units",
-        "--baseline",
-        str(baseline),
-    ]
-    done = _run([*eval_units, "--update-baseline"], plugin)
-    assert done.returncode == 0 and baseline.exists(), done.stdout + done.stderr
-    done = _run(eval_units, plugin)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "units@0.1.0" in done.stdout and "100.0%" in done.stdout
-    assert "no regression against" in done.stdout
-
-    # the generated code is lint-clean under its own settings
     done = _run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], plugin)
     assert done.returncode == 0, done.stdout
+
+
+def test_scaffold_and_the_documented_plugin_pass(tmp_path: Path) -> None:
+    python = _throwaway_venv(tmp_path / "venv")
+    # out of the box: the scaffold as written
+    assert main(["new-verifier", "units", "--dir", str(tmp_path / "assay-units")]) == 0
+    _install(python, tmp_path / "assay-units")
+    # the walkthrough: the scaffold with the files docs/writing-a-verifier.md shows
+    assert main(["new-verifier", "length", "--dir", str(tmp_path / "assay-length")]) == 0
+    files = _doc_files()
+    assert len(files) == 3, sorted(files)
+    for path, text in files.items():
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    _install(python, tmp_path / "assay-length")
+
+    done = _run([str(python), "-m", "assay.cli", "domains"], tmp_path)
+    assert "units@0.1.0" in done.stdout and "plugin:assay-units" in done.stdout, done.stdout
+    assert "length@1.0.0" in done.stdout and "plugin:assay-length" in done.stdout, done.stdout
+    _tests_pass(python, tmp_path / "assay-units")
+    _tests_pass(python, tmp_path / "assay-length")
+
+    # assay eval over both plugins: record a baseline, then compare against it
+    baseline = tmp_path / "baselines" / "plugins.json"
+    command = [str(python), "-m", "assay.cli", "eval", "--domains", "units", "length"]
+    command += ["--baseline", str(baseline)]
+    done = _run([*command, "--update-baseline"], tmp_path)
+    assert done.returncode == 0 and baseline.exists(), done.stdout + done.stderr
+    done = _run(command, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[1:3]]
+    assert [(row[0], row[2]) for row in rows] == [
+        ("length@1.0.0", "100.0%"),
+        ("units@0.1.0", "100.0%"),
+    ]
+    assert "no regression against" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from pathlib import Path
 from assay.errors import InputError
 from assay.evaluation.metrics import Outcome
 from assay.evaluation.run import VerifierRun
-from assay.types import JSON
+from assay.types import JSON, Check
 
 FORMAT = "assay-eval-baseline/1"
 WHY_CHARS = 240
@@ -143,20 +143,25 @@ def verdict_of(outcome: Outcome) -> CaseVerdict:
 
 
 def why(outcome: Outcome) -> str:
-    """The reason a verdict gives: its message, else its failed checks, else its checks."""
+    """The reason a verdict gives: its message, else its failed checks, else its checks (each
+    with its message, or its evidence when it has no message)."""
     verdict = outcome.result.verdict
     if verdict.message:
         text = verdict.message
     else:
         failed = [c for c in verdict.checks if not c.passed]
-        shown = failed or list(verdict.checks)
-        text = "; ".join(
-            f"{c.name} {'passed' if c.passed else 'failed'}"
-            + (f": {c.message}" if c.message else "")
-            for c in shown
-        )
+        text = "; ".join(_check_text(c) for c in failed or verdict.checks)
     text = " ".join((text or "no message, no checks").split())
     return text if len(text) <= WHY_CHARS else text[: WHY_CHARS - 1] + "…"
+
+
+def _check_text(check: Check) -> str:
+    state = "passed" if check.passed else "failed"
+    if check.message:
+        return f"{check.name} {state}: {check.message}"
+    if check.evidence:
+        return f"{check.name} {state} {json.dumps(dict(check.evidence), default=str)}"
+    return f"{check.name} {state}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -198,8 +198,8 @@ def _print_table(runs: Sequence[VerifierRun], out: TextIO) -> None:
                 _pct(m.agreement),
                 _pct(m.false_positive_rate),
                 _pct(m.false_negative_rate),
-                f"{m.latency_p50_ms:.1f}",
-                f"{m.latency_p95_ms:.1f}",
+                f"{m.latency_p50_ms:.2f}",
+                f"{m.latency_p95_ms:.2f}",
                 statuses,
             )
         )

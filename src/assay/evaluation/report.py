@@ -114,7 +114,7 @@ def _metrics_table(runs: Sequence[VerifierRun]) -> str:
             f'<td class="n">{_pct(m.false_positive_rate)} ({m.false_positives})</td>'
             f'<td class="n">{_pct(m.false_negative_rate)} ({m.false_negatives})</td>'
             f'<td class="n">{m.hostile_false_positives}/{m.hostile_cases}</td>'
-            f'<td class="n">{m.latency_p50_ms:.1f}</td><td class="n">{m.latency_p95_ms:.1f}</td>'
+            f'<td class="n">{m.latency_p50_ms:.2f}</td><td class="n">{m.latency_p95_ms:.2f}</td>'
             f"<td>{statuses}</td></tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"

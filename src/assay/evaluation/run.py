@@ -19,6 +19,7 @@ from assay.evaluation.metrics import Metrics, Outcome, compute_metrics
 from assay.records import RawRow
 from assay.registry import Entry, Registry
 from assay.runner import ScoreOptions, Scorer
+from assay.scheduling.policy import SchedulePolicy
 from assay.types import JSON, Result
 
 
@@ -84,7 +85,14 @@ class Evaluator:
     def __init__(self, registry: Registry, workers: int = 2, timeout_s: float | None = None):
         if workers < 1:
             raise ConfigError("assay eval needs at least one worker (--workers >= 1)")
-        options = ScoreOptions(workers=workers, timeout_s=timeout_s, cache_dir=None)
+        # no cache (see the module docstring) and no circuit breaker: every case is measured on
+        # its own, a verifier that crashes on all of them shows each crash
+        options = ScoreOptions(
+            workers=workers,
+            timeout_s=timeout_s,
+            cache_dir=None,
+            schedule=SchedulePolicy(breaker_threshold=0),
+        )
         self._scorer = Scorer(options, registry)
 
     def __enter__(self) -> Evaluator:

@@ -27,7 +27,8 @@ LAYOUT: dict[str, str] = {
     "init.py.tmpl": "src/{{package}}/__init__.py",
     "verifier.py.tmpl": "src/{{package}}/verifier.py",
     "cases.jsonl.tmpl": "src/{{package}}/fixtures/cases.jsonl",
-    "test_conformance.py.tmpl": "tests/test_{{name}}.py",
+    "test_conformance.py.tmpl": "tests/test_conformance.py",
+    "test_examples.py.tmpl": "tests/test_examples.py",
 }
 
 
