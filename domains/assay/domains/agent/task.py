@@ -1,7 +1,7 @@
 """The reference of an agent task (docs/agent.md), read into an :class:`AgentTask`.
 
-Keys: ``tools`` (OpenAI tool list; optional when ``env`` names an environment, whose tools are
-then used), ``env`` (a name, or ``{"name", "state"}`` with a starting state), and at least one
+Keys: ``tools`` (OpenAI tool list, or BFCL's ``function`` list; optional when ``env`` names an
+environment, whose tools are then used), ``env`` (a name, or ``{"name", "state"}`` with a starting state), and at least one
 outcome: ``expected_calls`` (BFCL style; ``[]`` means no tool fits the request; BFCL's
 ``ground_truth`` is read too), ``goal`` (``{"calls": [...]}`` replayed on a fresh environment,
 or ``{"state": {...}}``), ``facts``. Optional: ``gold_steps`` (default: the number of goal
@@ -85,8 +85,9 @@ def parse_task(reference: JSON) -> AgentTask:
 def _build(reference: Mapping[str, JSON]) -> AgentTask:
     env_cls, env_state = _env(reference.get("env"))
     env_base = None if env_cls is None else env_cls.base(env_state)
-    if "tools" in reference:
-        tools = parse_tools(reference["tools"])
+    tool_key = next((k for k in ("tools", "function", "functions") if k in reference), None)
+    if tool_key is not None:
+        tools = parse_tools(reference[tool_key])
     elif env_cls is not None:
         tools = env_cls.tool_specs()
     else:
