@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from eval_verifiers import ExactVerifier
 
 from assay.errors import InputError
 from assay.evaluation.cases import LabelledCase, load_cases
 from assay.evaluation.metrics import Outcome, compute_metrics, percentile
+from assay.evaluation.run import Evaluator, select_entries
+from assay.registry import Registry
 from assay.types import Result, Status, Verdict
 
 
@@ -142,3 +145,24 @@ def test_cases_are_routed_to_their_verifier(tmp_path: Path) -> None:
     (case,) = load_cases(path, "mine")
     assert case.row["domain"] == "mine"
     assert (case.expected, case.expected_score, case.category) == (Status.CORRECT, None, "")
+
+
+def test_verifiers_without_a_fixture_file_are_skipped_with_the_reason() -> None:
+    class NoFixtures(ExactVerifier):
+        name = "no_fixtures"
+        fixtures = None
+
+    class MissingFile(ExactVerifier):
+        name = "missing_file"
+        fixtures = Path("/nonexistent/cases.jsonl")  # e.g. a wheel installed without the repo
+
+    registry = Registry()
+    for cls in (NoFixtures, MissingFile):
+        registry.register(cls)
+    with Evaluator(registry) as evaluator:
+        run = evaluator.evaluate(select_entries(registry, None))
+    assert run.runs == ()
+    assert run.skipped == (
+        ("missing_file", "its fixtures '/nonexistent/cases.jsonl' are not there"),
+        ("no_fixtures", "declares no fixtures"),
+    )

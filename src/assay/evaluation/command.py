@@ -111,9 +111,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
         notes += [
             f"{e.verifier}: in the baseline but not registered now"
             for name, e in sorted(baseline.entries.items())
-            if name not in scored and name not in run.without_fixtures
+            if name not in scored and name not in dict(run.skipped)
         ]
-    notes += [f"{name}: declares no fixtures, not evaluated" for name in run.without_fixtures]
+    notes += [f"{name}: {why}, not evaluated" for name, why in run.skipped]
     compared = path if path.exists() else None
     out = sys.stdout
     _print_table(run.runs, out)
@@ -182,7 +182,7 @@ def _confirm(
                     )
                 )
         runs.append(again)
-    return EvalRun(tuple(runs), run.without_fixtures, run.wall_s), unstable
+    return EvalRun(tuple(runs), run.skipped, run.wall_s), unstable
 
 
 def _print_table(runs: Sequence[VerifierRun], out: TextIO) -> None:

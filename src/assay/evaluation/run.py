@@ -48,12 +48,13 @@ class EvalRun:
 
     Attributes:
         runs: One per verifier with fixtures, sorted by name.
-        without_fixtures: Names of selected verifiers that declare no fixture file.
+        skipped: ``(name, why)`` of selected verifiers that were not evaluated: no fixture file
+            declared, or the declared file is not there (an installed wheel without the repo).
         wall_s: Wall-clock seconds spent scoring.
     """
 
     runs: tuple[VerifierRun, ...]
-    without_fixtures: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]
     wall_s: float
 
 
@@ -104,15 +105,17 @@ class Evaluator:
     def evaluate(self, entries: Iterable[Entry]) -> EvalRun:
         start = time.monotonic()
         runs = []
-        without = []
+        skipped = []
         for entry in entries:
             path = entry.cls.fixtures
             if path is None:
-                without.append(entry.name)
-                continue
-            cases = load_cases(Path(path), entry.name)
-            runs.append(self._run(entry, str(path), cases))
-        return EvalRun(tuple(runs), tuple(without), time.monotonic() - start)
+                skipped.append((entry.name, "declares no fixtures"))
+            elif not Path(path).exists():
+                skipped.append((entry.name, f"its fixtures {str(path)!r} are not there"))
+            else:
+                cases = load_cases(Path(path), entry.name)
+                runs.append(self._run(entry, str(path), cases))
+        return EvalRun(tuple(runs), tuple(skipped), time.monotonic() - start)
 
     def rescore(self, run: VerifierRun, case_ids: Iterable[str]) -> VerifierRun:
         """The run with the named cases scored again (to confirm a flip is reproducible)."""
