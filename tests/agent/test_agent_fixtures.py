@@ -49,11 +49,9 @@ def test_fixtures_are_generated_by_the_script(tmp_path: Path) -> None:
     # the committed file is what build_cases.py writes
     import runpy
 
-    module = runpy.run_path(str(CASES_FILE.with_name("build_cases.py")))
-    module["OUT"] = tmp_path / "cases.jsonl"
-    module["main"].__globals__["OUT"] = tmp_path / "cases.jsonl"
-    module["main"].__globals__["CASES"].clear()
-    module["main"]()
+    main = runpy.run_path(str(CASES_FILE.with_name("build_cases.py")))["main"]
+    main.__globals__["OUT"] = tmp_path / "cases.jsonl"  # run_path returns a copy of globals
+    main()
     assert (tmp_path / "cases.jsonl").read_text(encoding="utf-8") == CASES_FILE.read_text(
         encoding="utf-8"
     )

@@ -1,13 +1,12 @@
 """The reference of an agent task (docs/agent.md), read into an :class:`AgentTask`.
 
 Keys: ``tools`` (OpenAI tool list, or BFCL's ``function`` list; optional when ``env`` names an
-environment, whose tools are then used), ``env`` (a name, or ``{"name", "state"}`` with a starting state), and at least one
-outcome: ``expected_calls`` (BFCL style; ``[]`` means no tool fits the request; BFCL's
-``ground_truth`` is read too), ``goal`` (``{"calls": [...]}`` replayed on a fresh environment,
-or ``{"state": {...}}``), ``facts``. Optional: ``gold_steps`` (default: the number of goal
-calls), ``extra_calls`` (``"allow"`` / ``"forbid"``; default ``"allow"`` with an environment),
-``weights``.
-"""
+environment, whose tools are then used), ``env`` (a name, or ``{"name", "state"}`` with a
+starting state), and at least one outcome: ``expected_calls`` (BFCL style; ``[]`` means no tool
+fits the request; BFCL's ``ground_truth`` is read too), ``goal`` (``{"calls": [...]}`` replayed
+on a fresh environment, or ``{"state": {...}}``), ``facts``. Optional: ``gold_steps`` (default:
+the number of goal calls), ``extra_calls`` (``"allow"`` / ``"forbid"``; default ``"allow"`` with
+an environment), ``weights``."""
 
 from __future__ import annotations
 
