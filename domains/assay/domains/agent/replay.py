@@ -73,6 +73,8 @@ class Replay:
 
     outcomes: tuple[CallOutcome, ...]
     final_digest: str | None
+    failures: int = 0
+    recovered_failures: int = 0
 
 
 def _key(call: ToolCall) -> str:
@@ -108,6 +110,7 @@ def replay(task: AgentTask, trajectory: Trajectory) -> Replay:
     failed_keys: set[str] = set()
     success_keys: set[str] = set()
     open_failures: dict[str, int] = {}
+    failures = recovered_failures = 0
     for call in trajectory.calls:
         outcome = CallOutcome(call, _key(call))
         _run(task, env, call, trajectory.results.get(call.id), outcome)
@@ -116,13 +119,16 @@ def replay(task: AgentTask, trajectory: Trajectory) -> Replay:
             failed_keys.add(outcome.key)
             slot = call.name if outcome.error_kind != "unknown_tool" else "\x00any"
             open_failures[slot] = open_failures.get(slot, 0) + 1
+            failures += 1
         else:
             pending = open_failures.pop(call.name, 0) + open_failures.pop("\x00any", 0)
             outcome.recovered = pending > 0
+            recovered_failures += pending
             outcome.duplicate = not outcome.mutated and outcome.key in success_keys
             success_keys.add(outcome.key)
         outcomes.append(outcome)
-    return Replay(tuple(outcomes), None if env is None else env.digest())
+    digest = None if env is None else env.digest()
+    return Replay(tuple(outcomes), digest, failures, recovered_failures)
 
 
 def _run(

@@ -102,19 +102,14 @@ def _efficiency_check(task: AgentTask, outcomes: Sequence[CallOutcome]) -> Check
     return Check("efficiency", score == 1.0, score, message, evidence)
 
 
-def _recovery_check(outcomes: Sequence[CallOutcome]) -> Check | None:
-    failed = [i for i, o in enumerate(outcomes) if o.failed]
-    if not failed:
+def _recovery_check(replay: Replay) -> Check | None:
+    if not replay.failures:
         return None
-    recovered = 0
-    for i in failed:
-        later = outcomes[i + 1 :]
-        slot = outcomes[i].call.name
-        unknown = outcomes[i].error_kind == "unknown_tool"
-        recovered += any(o.recovered and (unknown or o.call.name == slot) for o in later)
-    score = recovered / len(failed)
-    message = f"{recovered}/{len(failed)} failed calls followed by a corrected call"
-    evidence = {"failed": len(failed), "recovered": recovered}
+    score = replay.recovered_failures / replay.failures
+    message = (
+        f"{replay.recovered_failures}/{replay.failures} failed calls followed by a corrected call"
+    )
+    evidence = {"failed": replay.failures, "recovered": replay.recovered_failures}
     return Check("recovery", score == 1.0, score, message, evidence)
 
 
@@ -170,7 +165,7 @@ def judge(task: AgentTask, trajectory: Trajectory, replay: Replay, answer: str) 
     facts = _facts_check(task, answer)
     components = {
         "calls": calls, "state": state, "facts": facts,
-        "efficiency": _efficiency_check(task, outcomes), "recovery": _recovery_check(outcomes),
+        "efficiency": _efficiency_check(task, outcomes), "recovery": _recovery_check(replay),
     }  # fmt: skip
     present = {k: c for k, c in components.items() if c is not None}
     checks = (_validity_check(outcomes), *present.values())

@@ -11,6 +11,7 @@ an environment), ``weights``."""
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -187,7 +188,9 @@ def _weights(raw: JSON) -> dict[str, float]:
     for key, value in raw.items():
         if key not in weights:
             raise MalformedTaskError(f"unknown weight {key!r}; known: {', '.join(weights)}")
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise MalformedTaskError(f"weight {key!r} must be a number >= 0")
+        if not math.isfinite(value) or value < 0:
             raise MalformedTaskError(f"weight {key!r} must be a number >= 0")
         weights[key] = float(value)
     return weights

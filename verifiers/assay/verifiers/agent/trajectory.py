@@ -122,8 +122,8 @@ def decode_arguments(raw: JSON) -> tuple[Mapping[str, JSON] | None, str | None]:
         return None, f"arguments are {type(raw).__name__}, not a JSON string"
     try:
         value = json.loads(raw)
-    except ValueError as exc:
-        return None, f"arguments are not valid JSON: {exc}"
+    except (ValueError, RecursionError) as exc:
+        return None, f"arguments are not valid JSON: {str(exc)[:200]}"
     if not isinstance(value, dict):
         return None, f"arguments decode to {type(value).__name__}, not an object"
     return value, None
