@@ -38,6 +38,7 @@ SOUP = raw(CUBE.triangles.reshape(-1, 3), np.arange(36).reshape(-1, 3))
 FLIPPED = raw(CUBE.vertices, np.concatenate([CUBE.faces[:1, ::-1], CUBE.faces[1:]]))
 NAN = raw(np.vstack([CUBE.vertices[:-1], [[np.nan, 0.5, 0.5]]]), CUBE.faces)
 OVERLAP = trimesh.util.concatenate([CUBE, box((1, 1, 1), (0.5, 0.3, 0.2))])
+FOLDED = raw(np.vstack([CUBE.vertices[:-1], [[-0.9, -0.2, 0.1]]]), CUBE.faces)
 CAVITY = trimesh.util.concatenate(
     [box((10, 10, 10)), raw(box((4, 4, 4)).vertices, box((4, 4, 4)).faces[:, ::-1])]
 )
@@ -125,6 +126,7 @@ INTERSECTION_CASES = [
         "nested: no crossing at all (shared volume is found elsewhere)",
     ),
     (SOUP, 0, "neighbouring triangles of a soup only touch"),
+    (FOLDED, 2, "one body with a corner pulled through the opposite faces: two face pairs cross"),
     (trimesh.creation.torus(10, 3, major_sections=40, minor_sections=20), 0, "a clean torus"),
 ]
 

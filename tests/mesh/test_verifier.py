@@ -55,6 +55,7 @@ FAILING_CHECKS = [
     ("mesh-block-inverted", {"positive_volume"}, "inverted normals"),
     ("mesh-block-nan", {"finite"}, "NaN vertex"),
     ("mesh-block-overlapping-bodies", {"self_intersection"}, "crossing bodies"),
+    ("mesh-block-folded", {"self_intersection"}, "one body folded through itself"),
     ("mesh-pair-nested", {"interpenetration"}, "a body inside another"),
     ("mesh-block-degenerate", {"non_degenerate"}, "a degenerate face"),
     ("mesh-plate-missing-hole", {"holes", "genus"}, "missing hole"),
