@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from assay.domains.mesh.task import parse_task
 from assay.domains.mesh.verifier import MeshVerifier
-from conftest import CASES
+from conftest import CASES, ROOT
 
 from assay.boundary import run_verifier
 from assay.errors import MalformedTaskError
@@ -175,3 +175,19 @@ def test_programs_get_a_longer_limit() -> None:
     assert MeshVerifier.timeout_for(record) == MeshVerifier.default_timeout_s + 2 + 30
     plain = Record("x", "mesh", "v 0 0 0", {"genus": 0})
     assert MeshVerifier.timeout_for(plain) == MeshVerifier.default_timeout_s
+
+
+def test_a_response_naming_the_target_file_is_refused(
+    mesh_verifier: MeshVerifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # even when a data root (here the targets' own folder) makes the path readable
+    meshes = ROOT / "fixtures" / "mesh" / "meshes"
+    monkeypatch.setenv("ASSAY_DATA_ROOTS", str(meshes))
+    case = CASES["mesh-block-obj"]
+    verdict = mesh_verifier.verify(
+        Record("t", "mesh", str(meshes / "block.stl"), case["reference"])
+    )
+    assert verdict.status.value == "incorrect"
+    assert verdict.message == "the response names the task's own target file"
+    other = mesh_verifier.verify(Record("t", "mesh", "cylinder.stl", case["reference"]))
+    assert other.status.value == "partial"  # a readable file that is not the target is scored

@@ -20,7 +20,16 @@ from numpy.typing import NDArray
 
 from assay.errors import MalformedTaskError
 
-__all__ = ["CANDIDATE_SEED", "PROJECT_ROOT", "PreparedTarget", "TargetCache", "data_roots"]
+__all__ = [
+    "CANDIDATE_SEED",
+    "PROJECT_ROOT",
+    "PreparedTarget",
+    "TargetCache",
+    "data_roots",
+    "response_roots",
+    "target_path",
+    "target_roots",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
 ROOTS_ENV = "ASSAY_DATA_ROOTS"
@@ -30,9 +39,20 @@ CANDIDATE_SEED = 2
 
 
 def data_roots() -> list[Path]:
-    """Directories meshes may be read from: the project's fixtures and ``ASSAY_DATA_ROOTS``."""
-    extra = [Path(p) for p in os.environ.get(ROOTS_ENV, "").split(":") if p]
-    return [PROJECT_ROOT / "fixtures", *extra]
+    """Directories listed in ``ASSAY_DATA_ROOTS`` (``:``-separated)."""
+    return [Path(p) for p in os.environ.get(ROOTS_ENV, "").split(":") if p]
+
+
+def target_roots() -> list[Path]:
+    """Where target meshes may be read: the project (its fixtures) and ``ASSAY_DATA_ROOTS``."""
+    return [PROJECT_ROOT, *data_roots()]
+
+
+def response_roots() -> list[Path]:
+    """Where a response's mesh path may point: ``fixtures/mesh/responses`` and
+    ``ASSAY_DATA_ROOTS``; never the project's targets, so a model cannot answer with the
+    target's own file."""
+    return [PROJECT_ROOT / "fixtures" / "mesh" / "responses", *data_roots()]
 
 
 @dataclass(slots=True)
@@ -83,10 +103,15 @@ class TargetCache:
         return prepared
 
 
+def target_path(spec: dict[str, Any]) -> Path | None:
+    """The resolved file of a target given by path (``None`` for inline targets)."""
+    return resolve_under(str(spec["path"]), target_roots()) if "path" in spec else None
+
+
 def _target_bytes(spec: dict[str, Any]) -> tuple[bytes, str]:
     file_type = str(spec.get("format", "")).lower()
     if "path" in spec:
-        path = resolve_under(str(spec["path"]), [PROJECT_ROOT, *data_roots()])
+        path = resolve_under(str(spec["path"]), target_roots())
         if path is None:
             raise MalformedTaskError(
                 f"target {spec['path']!r} is not a file under the project or {ROOTS_ENV}"

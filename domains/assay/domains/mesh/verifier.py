@@ -44,7 +44,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.0.1"
+    version: ClassVar[str] = "1.0.2"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -107,7 +107,7 @@ class MeshVerifier(Verifier):
         return self._grade(task, raw, load_check, target)
 
     def _load(self, response: str, task: MeshTask) -> tuple[trimesh.Trimesh, Check] | Verdict:
-        from assay.domains.mesh.target import data_roots
+        from assay.domains.mesh.target import response_roots, target_path
         from assay.verifiers.mesh.load import (
             MeshLoadError,
             decode_mesh,
@@ -123,12 +123,18 @@ class MeshVerifier(Verifier):
         evidence: dict[str, Any] = {"kind": source.kind, "encoding": source.encoding}
         data, file_type = source.data, source.file_type
         if source.kind == "path":
-            path = resolve_under(source.path, data_roots())
+            path = resolve_under(source.path, response_roots())
             if path is None:
                 return Verdict.unparsable(
                     f"{source.path!r} is not a file under an allowed data root"
                 )
-            data, evidence["path"] = path.read_bytes(), str(path)
+            evidence["path"] = str(path)
+            if task.target is not None and path == target_path(dict(task.target)):
+                message = "the response names the task's own target file"
+                return Verdict.incorrect(
+                    (Check("load", False, 0.0, message, evidence),), message=message
+                )
+            data = path.read_bytes()
         elif source.kind == "program":
             from assay.verifiers.mesh.program import run_mesh_program
 
