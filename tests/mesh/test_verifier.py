@@ -191,3 +191,40 @@ def test_a_response_naming_the_target_file_is_refused(
     assert verdict.message == "the response names the task's own target file"
     other = mesh_verifier.verify(Record("t", "mesh", "cylinder.stl", case["reference"]))
     assert other.status.value == "partial"  # a readable file that is not the target is scored
+
+
+NO_GL = """
+import json, sys
+from assay.boundary import run_verifier
+from assay.domains.mesh.verifier import MeshVerifier
+from assay.types import Record
+cases = {c["id"]: c for c in map(json.loads, open(sys.argv[1]))}
+verifier = MeshVerifier()
+verifier.setup()  # must not raise without GL
+for cid in ("mesh-tee-balanced", "mesh-block-obj"):
+    c = cases[cid]
+    result = run_verifier(verifier, Record(cid, "mesh", c["response"], c["reference"]))
+    print(result.status.value, result.verdict.message)
+"""
+
+
+def test_without_gl_only_render_tasks_fail_and_they_fail_as_errors() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYOPENGL_PLATFORM": "no-such-platform"}
+    fixtures = str(ROOT / "fixtures" / "mesh" / "cases.jsonl")
+    out = subprocess.run(
+        [sys.executable, "-c", NO_GL, fixtures],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    constraints_only, with_target = out.stdout.strip().splitlines()
+    assert constraints_only == "correct None"
+    assert with_target.startswith("error ")
+    assert "no offscreen GL context" in with_target

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
+from assay.errors import VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
 
@@ -20,6 +21,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
+
+
+class RenderUnavailableError(VerifierError):
+    """The worker has no offscreen GL context (an infrastructure failure: ``error``)."""
+
+
 _PROGRAM_HINTS = ("import trimesh", "import manifold3d", "from trimesh", "from manifold3d")
 
 
@@ -54,6 +61,7 @@ class MeshVerifier(Verifier):
         self._renderer: Renderer | None = None
         self._pool: SandboxPool | None = None
         self._targets: TargetCache | None = None
+        self._render_failure: str | None = None
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
@@ -68,15 +76,30 @@ class MeshVerifier(Verifier):
         return cls.default_timeout_s + extra
 
     def setup(self) -> None:
-        """Import the geometry libraries and open this worker's one GL context."""
+        """Import the geometry libraries and open this worker's one GL context.
+
+        A context that cannot be opened (no EGL device, no OSMesa) does not stop the worker:
+        tasks without a target or with ``"render": false`` are still scored, and a task that
+        needs renders gets an ``error`` verdict naming the GL failure.
+        """
         from assay.domains.mesh.target import TargetCache
 
         self._targets = TargetCache()
-        self.renderer  # noqa: B018 - opens the context now, not during the first item
+        try:
+            self.renderer  # noqa: B018 - opens the context now, not during the first item
+        except Exception as exc:  # GL stacks fail in many ways; the first render re-raises it
+            self._render_failure = f"{type(exc).__name__}: {exc}"
+            log.warning("mesh: no offscreen GL context, render checks will fail: %s", exc)
 
     @property
     def renderer(self) -> Renderer:
-        """This process's renderer (one GL context, reused)."""
+        """This process's renderer (one GL context, reused).
+
+        Raises:
+            RenderUnavailableError: the context could not be opened in :meth:`setup`.
+        """
+        if self._render_failure is not None:
+            raise RenderUnavailableError(f"no offscreen GL context: {self._render_failure}")
         if self._renderer is None:
             from assay.verifiers.mesh.render import Renderer
 
