@@ -128,11 +128,11 @@ def summary(runs: Sequence[VerifierRun], flips: int, regressed: bool) -> Figure:
         bars = ax.bar(xs, values, width, label=label, color=color)
         ax.bar_label(bars, labels=[f"{100 * v:.1f}%" for v in values], fontsize=7)
     ax.set_xticks(range(len(names)), names, fontsize=8)
-    ax.set_ylim(0, 1.15)
+    ax.set_ylim(0, 1.3)
     ax.set_ylabel("share of cases")
     state = "REGRESSION" if regressed else "no regression"
     ax.set_title(f"assay eval: {state}, {flips} changed verdict(s)")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="upper center", ncols=3)
     return figure
 
 
