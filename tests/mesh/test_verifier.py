@@ -228,3 +228,13 @@ def test_without_gl_only_render_tasks_fail_and_they_fail_as_errors() -> None:
     assert constraints_only == "correct None"
     assert with_target.startswith("error ")
     assert "no offscreen GL context" in with_target
+
+
+def test_the_documented_task_is_valid() -> None:
+    import json
+    import re
+
+    doc = (ROOT / "docs" / "mesh.md").read_text(encoding="utf-8")
+    example = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
+    task = parse_task(example)
+    assert task.holes[0].diameter == 8 and task.weights["iou"] == 3

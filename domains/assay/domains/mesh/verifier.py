@@ -27,7 +27,9 @@ class RenderUnavailableError(VerifierError):
     """The worker has no offscreen GL context (an infrastructure failure: ``error``)."""
 
 
-_PROGRAM_HINTS = ("import trimesh", "import manifold3d", "from trimesh", "from manifold3d")
+_PROGRAM_HINTS = ("```python", "```py", "import trimesh", "import manifold3d", "import numpy",
+                  "from trimesh", "from manifold3d", "from numpy")  # fmt: skip
+"""Cheap signs of a program (the parent process picks the item's limit without numpy)."""
 
 
 class MeshVerifier(Verifier):
