@@ -189,6 +189,7 @@ def test_chamfer_keeps_scale() -> None:
     result = chamfer(sample_points(big, 1024, 2), sample_points(CUBE, 1024, 1), math.sqrt(3))
     assert result.forward > 25  # points on the big cube are at least 49.5 from the unit cube
     assert result.normalized == pytest.approx(result.raw / math.sqrt(3))
+    assert result.squared > result.forward**2 / 2  # mean of squares >= square of the mean
 
 
 def test_fscore_point_to_surface() -> None:

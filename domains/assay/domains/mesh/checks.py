@@ -267,6 +267,7 @@ def similarity_checks(task: MeshTask, mesh: trimesh.Trimesh, target: PreparedTar
                 "threshold": limit,
                 "forward": cd.forward,
                 "backward": cd.backward,
+                "squared": cd.squared,
                 "diagonal": target.diagonal,
                 "samples": task.samples,
             },

@@ -76,6 +76,8 @@ class ChamferResult:
         forward: Mean distance candidate -> target (units).
         backward: Mean distance target -> candidate (units).
         scale: The normalizing length.
+        squared: The squared-distance variant, ``½ (mean d² + mean d²)`` in units² (what
+            many papers call "Chamfer-L2"), for comparison only; nothing is thresholded on it.
     """
 
     raw: float
@@ -83,14 +85,17 @@ class ChamferResult:
     forward: float
     backward: float
     scale: float
+    squared: float
 
 
 def chamfer(candidate: FloatArray, target: FloatArray, scale: float) -> ChamferResult:
     """Symmetric, unsquared Chamfer distance between two point samples."""
-    forward = float(directed_distances(candidate, target).mean())
-    backward = float(directed_distances(target, candidate).mean())
+    to_target = directed_distances(candidate, target)
+    to_candidate = directed_distances(target, candidate)
+    forward, backward = float(to_target.mean()), float(to_candidate.mean())
     raw = 0.5 * (forward + backward)
-    return ChamferResult(raw, raw / scale, forward, backward, scale)
+    squared = 0.5 * (float((to_target**2).mean()) + float((to_candidate**2).mean()))
+    return ChamferResult(raw, raw / scale, forward, backward, scale, squared)
 
 
 def noise_floor(mesh: trimesh.Trimesh, count: int, scale: float, seeds: tuple[int, int]) -> float:
