@@ -238,3 +238,15 @@ def test_the_documented_task_is_valid() -> None:
     example = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
     task = parse_task(example)
     assert task.holes[0].diameter == 8 and task.weights["iou"] == 3
+
+
+def test_an_oversized_named_file_is_not_read(
+    mesh_verifier: MeshVerifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.domains.mesh import verifier as module
+
+    monkeypatch.setattr(module, "MAX_FILE_BYTES", 100)
+    case = CASES["mesh-block-path"]
+    verdict = mesh_verifier.verify(Record("big", "mesh", case["response"], case["reference"]))
+    assert verdict.status.value == "incorrect"
+    assert "byte limit" in (verdict.message or "")

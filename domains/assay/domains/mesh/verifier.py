@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""Largest mesh file a response path may name (programs' files are capped by the sandbox)."""
 
 
 class RenderUnavailableError(VerifierError):
@@ -156,6 +158,11 @@ class MeshVerifier(Verifier):
             evidence["path"] = str(path)
             if task.target is not None and path == target_path(dict(task.target)):
                 message = "the response names the task's own target file"
+                return Verdict.incorrect(
+                    (Check("load", False, 0.0, message, evidence),), message=message
+                )
+            if path.stat().st_size > MAX_FILE_BYTES:
+                message = f"{path.stat().st_size} bytes, over the {MAX_FILE_BYTES} byte limit"
                 return Verdict.incorrect(
                     (Check("load", False, 0.0, message, evidence),), message=message
                 )
