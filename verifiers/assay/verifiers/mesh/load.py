@@ -34,6 +34,7 @@ FORMATS = ("obj", "stl", "ply", "off", "glb")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _CODE_LANGS = {"python", "py", "python3"}
 _B64 = re.compile(r"[A-Za-z0-9+/=\s]+")
+_PATH_MAX = 4096
 _IMPORTS = re.compile(r"^\s*(?:import|from)\s+(?:trimesh|manifold3d|numpy)\b", re.MULTILINE)
 
 
@@ -86,9 +87,13 @@ def _classify(body: str, lang: str) -> MeshSource | None:
     sniffed = sniff_text(stripped)
     if sniffed is not None:
         return MeshSource("mesh", sniffed, stripped.encode("utf-8"))
-    if "\n" not in stripped and Path(stripped).suffix.lower().lstrip(".") in FORMATS:
-        return MeshSource("path", Path(stripped).suffix.lower().lstrip("."), path=stripped)
+    if len(stripped) <= _PATH_MAX and "\n" not in stripped and _suffix(stripped) in FORMATS:
+        return MeshSource("path", _suffix(stripped), path=stripped)
     return _from_base64(stripped)
+
+
+def _suffix(path: str) -> str:
+    return Path(path).suffix.lower().lstrip(".")
 
 
 def sniff_text(text: str) -> str | None:
