@@ -14,7 +14,7 @@ from assay.verifier import Verifier
 
 if TYPE_CHECKING:
     import trimesh
-    from assay.domains.mesh.target import TargetCache
+    from assay.domains.mesh.target import PreparedTarget, TargetCache
     from assay.verifiers.mesh.render import Renderer
     from assay.verifiers.sandbox import SandboxPool
 
@@ -134,13 +134,8 @@ class MeshVerifier(Verifier):
         return self._grade(task, raw, load_check, target)
 
     def _load(self, response: str, task: MeshTask) -> tuple[trimesh.Trimesh, Check] | Verdict:
-        from assay.domains.mesh.target import response_roots, target_path
-        from assay.verifiers.mesh.load import (
-            MeshLoadError,
-            decode_mesh,
-            parse_response,
-            resolve_under,
-        )
+        """The response's mesh, as written, with a ``load`` check; or the verdict that ends it."""
+        from assay.verifiers.mesh.load import MeshLoadError, decode_mesh, parse_response
 
         source = parse_response(response)
         if source is None:
@@ -150,49 +145,45 @@ class MeshVerifier(Verifier):
         evidence: dict[str, Any] = {"kind": source.kind, "encoding": source.encoding}
         data, file_type = source.data, source.file_type
         if source.kind == "path":
-            path = resolve_under(source.path, response_roots())
-            if path is None:
-                return Verdict.unparsable(
-                    f"{source.path!r} is not a file under an allowed data root"
-                )
-            evidence["path"] = str(path)
-            if task.target is not None and path == target_path(dict(task.target)):
-                message = "the response names the task's own target file"
-                return Verdict.incorrect(
-                    (Check("load", False, 0.0, message, evidence),), message=message
-                )
-            if path.stat().st_size > MAX_FILE_BYTES:
-                message = f"{path.stat().st_size} bytes, over the {MAX_FILE_BYTES} byte limit"
-                return Verdict.incorrect(
-                    (Check("load", False, 0.0, message, evidence),), message=message
-                )
-            data = path.read_bytes()
+            read = _read_path(source.path, task, evidence)
+            if isinstance(read, Verdict):
+                return read
+            data = read
         elif source.kind == "program":
-            from assay.verifiers.mesh.program import run_mesh_program
-
-            run = run_mesh_program(
-                self.pool, source.code, task.program_timeout_s, task.program_memory_mb
-            )
-            evidence.update(status=run.status, wall_s=run.wall_s, message=run.message)
-            if not run.ok:
-                check = Check("program", False, 0.0, f"the program failed: {run.status}", evidence)
-                return Verdict.incorrect(
-                    (check,), message=f"mesh program {run.status}: {run.message[-200:]}"
-                )
-            data, file_type = run.data, run.file_type
+            ran = self._run_program(source.code, task, evidence)
+            if isinstance(ran, Verdict):
+                return ran
+            data, file_type = ran
         try:
             raw = decode_mesh(data, file_type)
         except MeshLoadError as exc:
             return Verdict.unparsable(str(exc), (Check("load", False, 0.0, str(exc), evidence),))
         evidence.update(format=file_type, vertices=len(raw.vertices), faces=len(raw.faces))
         if len(raw.faces) > task.max_faces:
-            message = f"{len(raw.faces)} faces, over the task's limit of {task.max_faces}"
-            return Verdict.incorrect(
-                (Check("load", False, 0.0, message, evidence),), message=message
+            return _load_failed(
+                f"{len(raw.faces)} faces, over the task's limit of {task.max_faces}", evidence
             )
         return raw, Check("load", True, None, f"{file_type} with {len(raw.faces)} faces", evidence)
 
-    def _grade(self, task: MeshTask, raw: trimesh.Trimesh, load: Check, target: Any) -> Verdict:
+    def _run_program(
+        self, code: str, task: MeshTask, evidence: dict[str, Any]
+    ) -> tuple[bytes, str] | Verdict:
+        """Run a mesh program in the sandbox; its output file, or an ``incorrect`` verdict."""
+        from assay.verifiers.mesh.program import run_mesh_program
+
+        run = run_mesh_program(self.pool, code, task.program_timeout_s, task.program_memory_mb)
+        evidence.update(status=run.status, wall_s=run.wall_s, message=run.message)
+        if not run.ok:
+            check = Check("program", False, 0.0, f"the program failed: {run.status}", evidence)
+            return Verdict.incorrect(
+                (check,), message=f"mesh program {run.status}: {run.message[-200:]}"
+            )
+        return run.data, run.file_type
+
+    def _grade(
+        self, task: MeshTask, raw: trimesh.Trimesh, load: Check, target: PreparedTarget | None
+    ) -> Verdict:
+        """Validity gate, then the graded checks, then the weighted score."""
         from assay.domains.mesh import checks as build
         from assay.verifiers.mesh.validity import validity
 
@@ -213,6 +204,27 @@ class MeshVerifier(Verifier):
             if task.render:
                 graded.append(build.render_check(task, mesh, target, self.renderer))
         return combine(task, gate, graded)
+
+
+def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> bytes | Verdict:
+    """The bytes of a response's mesh file, if it may be read (see docs/mesh.md)."""
+    from assay.domains.mesh.target import response_roots, target_path
+    from assay.verifiers.mesh.load import resolve_under
+
+    path = resolve_under(path_text, response_roots())
+    if path is None:
+        return Verdict.unparsable(f"{path_text!r} is not a file under an allowed data root")
+    evidence["path"] = str(path)
+    if task.target is not None and path == target_path(dict(task.target)):
+        return _load_failed("the response names the task's own target file", evidence)
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        return _load_failed(f"{size} bytes, over the {MAX_FILE_BYTES} byte limit", evidence)
+    return path.read_bytes()
+
+
+def _load_failed(message: str, evidence: dict[str, Any]) -> Verdict:
+    return Verdict.incorrect((Check("load", False, 0.0, message, evidence),), message=message)
 
 
 def _invalid(gate: list[Check]) -> Verdict:
