@@ -122,75 +122,73 @@ def constraint_checks(
     if task.extents is not None:
         checks.append(_dimensions(task, task.extents, np.asarray(mesh.extents, dtype=np.float64)))
     if task.volume is not None:
-        error = abs(volume - task.volume) / task.volume
-        checks.append(
-            Check(
-                "volume",
-                error <= task.volume_rel_tolerance,
-                _decay(error - task.volume_rel_tolerance, 0.25),
-                f"volume {volume:.6g} vs {task.volume:.6g} {task.units}^3 (error {error:.3g})",
-                {
-                    "volume": volume,
-                    "target": task.volume,
-                    "relative_error": error,
-                    "rel_tolerance": task.volume_rel_tolerance,
-                    "units": task.units,
-                },
-            )
-        )
+        checks.append(_volume(task, task.volume, volume))
     if task.bodies is not None:
-        checks.append(
-            Check(
-                "bodies",
-                len(bodies) == task.bodies,
-                float(len(bodies) == task.bodies),
-                f"{len(bodies)} bodies, expected {task.bodies}",
-                {"bodies": len(bodies), "target": task.bodies},
-            )
-        )
+        checks.append(_count("bodies", len(bodies), task.bodies))
     if task.genus is not None:
-        found = sum(physics.genus(body) for body in bodies)
-        checks.append(
-            Check(
-                "genus",
-                found == task.genus,
-                float(found == task.genus),
-                f"genus {found}, expected {task.genus}",
-                {"genus": found, "target": task.genus},
-            )
-        )
+        checks.append(_count("genus", sum(physics.genus(body) for body in bodies), task.genus))
     if task.holes:
         checks.append(_holes(task, mesh))
     if task.min_wall_thickness is not None:
-        p2, smallest = physics.wall_thickness(mesh, 256, CANDIDATE_SEED)
-        need = task.min_wall_thickness
-        checks.append(
-            Check(
-                "wall_thickness",
-                p2 >= need,
-                min(1.0, p2 / need),
-                f"wall {p2:.4g} (2nd percentile of 256 rays), required {need:.4g} {task.units}",
-                {"p2": p2, "min": smallest, "required": need, "units": task.units},
-            )
-        )
+        checks.append(_wall(task, task.min_wall_thickness, mesh))
     if task.stable:
-        result = physics.stability(mesh, task.up)
-        checks.append(
-            Check(
-                "stability",
-                result.stable,
-                float(result.stable),
-                f"centre of mass {'inside' if result.stable else 'outside'} the support polygon "
-                f"(margin {result.margin:.4g})",
-                {
-                    "margin": result.margin,
-                    "center_of_mass": list(result.center_of_mass),
-                    "support_area": result.support_area,
-                    "contact_points": result.contact_points,
-                },
-            )
-        )
+        checks.append(_stability(mesh, task.up))
     return checks
+
+
+def _volume(task: MeshTask, target: float, volume: float) -> Check:
+    error = abs(volume - target) / target
+    return Check(
+        "volume",
+        error <= task.volume_rel_tolerance,
+        _decay(error - task.volume_rel_tolerance, 0.25),
+        f"volume {volume:.6g} vs {target:.6g} {task.units}^3 (error {error:.3g})",
+        {
+            "volume": volume,
+            "target": target,
+            "relative_error": error,
+            "rel_tolerance": task.volume_rel_tolerance,
+            "units": task.units,
+        },
+    )
+
+
+def _count(name: str, found: int, wanted: int) -> Check:
+    return Check(
+        name,
+        found == wanted,
+        float(found == wanted),
+        f"{name} {found}, expected {wanted}",
+        {name: found, "target": wanted},
+    )
+
+
+def _wall(task: MeshTask, need: float, mesh: trimesh.Trimesh) -> Check:
+    p2, smallest = physics.wall_thickness(mesh, 256, CANDIDATE_SEED)
+    return Check(
+        "wall_thickness",
+        p2 >= need,
+        min(1.0, p2 / need),
+        f"wall {p2:.4g} (2nd percentile of 256 rays), required {need:.4g} {task.units}",
+        {"p2": p2, "min": smallest, "required": need, "units": task.units},
+    )
+
+
+def _stability(mesh: trimesh.Trimesh, up: str) -> Check:
+    result = physics.stability(mesh, up)
+    where = "inside" if result.stable else "outside"
+    return Check(
+        "stability",
+        result.stable,
+        float(result.stable),
+        f"centre of mass {where} the support polygon (margin {result.margin:.4g})",
+        {
+            "margin": result.margin,
+            "center_of_mass": list(result.center_of_mass),
+            "support_area": result.support_area,
+            "contact_points": result.contact_points,
+        },
+    )
 
 
 def _dimensions(
