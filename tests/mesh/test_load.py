@@ -79,3 +79,16 @@ def test_decoded_meshes_are_unprocessed() -> None:
 def test_decode_errors(data: bytes, file_type: str) -> None:
     with pytest.raises(MeshLoadError):
         decode_mesh(data, file_type)
+
+
+def test_public_names_are_exported() -> None:
+    import inspect
+
+    from assay.verifiers import mesh
+
+    public = {
+        name
+        for name, value in vars(mesh).items()
+        if not name.startswith("_") and not inspect.ismodule(value) and name != "annotations"
+    }
+    assert sorted(mesh.__all__) == sorted(public)
