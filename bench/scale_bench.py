@@ -10,14 +10,20 @@ some verifiers still load lazily on their first items in each worker), then scor
 - Ray: a local Ray cluster, one actor with 2 workers: overhead = time(Ray) / time(local 2) - 1.
 
 For each: wall time, items per second, the CPU seconds of assay's own processes (driver,
-workers, sandboxes; for Ray the actor and its workers) as a share of the machine's cores, and
+workers and their helpers such as sandboxes; for Ray the driver, the actor and its workers,
+not Ray's own daemons) as a share of the machine's cores, and
 the whole machine's busy share over the same interval (other programs included). Verdicts
 (status and score) must be identical in every configuration.
 
 A second, smaller part separates the scheduler from the CPU it gets: a verifier that waits
 (``--io-ms`` per item, like a remote judge or a service call) scored with 1, 2 and 4 workers.
 
-Run: ``python bench/scale_bench.py [--per-domain 40] [--rounds 1] [--no-ray] [--io-items 100]``.
+The configurations are kept warm side by side and timed in interleaved rounds (order rotated),
+so each sees the same background load; the table shows each one's median round, the ratios
+are per round (median and range). On a machine shared with other work, the wall-time ratios
+follow the CPU each configuration managed to get (the "assay CPU" column).
+
+Run: ``python bench/scale_bench.py [--per-domain 40] [--rounds 3] [--no-ray] [--io-items 100]``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,20 +81,19 @@ def process_tree(pid: int) -> Iterator[int]:
             yield from process_tree(int(child))
 
 
-def cpu_seconds(roots: list[int]) -> float:
-    """CPU seconds of the processes under ``roots``: their own and their reaped children's.
+def cpu_seconds(trees: list[int], single: list[int]) -> float:
+    """CPU seconds of the processes under ``trees`` and of the ``single`` processes alone.
 
-    Verifiers start short-lived helpers (sandboxes, renderers); once reaped, their time is in
-    the parent's ``cutime`` / ``cstime``, so it is counted exactly once.
+    Own time plus reaped children's: verifiers start short-lived helpers (sandboxes,
+    renderers), whose time lands in the parent's ``cutime`` / ``cstime`` once reaped.
     """
     total = 0
-    for root in roots:
-        for pid in set(process_tree(root)):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += sum(int(value) for value in fields[11:15])
+    for pid in {pid for root in trees for pid in process_tree(root)} | set(single):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15])
     return total / TICKS
 
 
@@ -116,64 +122,67 @@ class Run:
         return self.assay_cpu_s / (self.wall_s * CORES)
 
 
-def measure(
-    name: str, score: Callable[[list[RawRow]], list[Result]], roots: list[int], rows: list[RawRow]
-) -> Run:
-    cpu_before, (busy_before, total_before) = cpu_seconds(roots), machine_ticks()
+@dataclass
+class Contestant:
+    """A warm configuration: how to score a batch, and which processes do the work."""
+
+    name: str
+    score: Callable[[list[RawRow]], list[Result]]
+    processes: Callable[[], list[int]]
+
+
+def measure(contestant: Contestant, rows: list[RawRow]) -> Run:
+    trees, driver = contestant.processes(), [os.getpid()]
+    cpu_before, (busy_before, total_before) = cpu_seconds(trees, driver), machine_ticks()
     started = time.perf_counter()
-    results = score(rows)
+    results = contestant.score(rows)
     wall = time.perf_counter() - started
-    cpu_after, (busy_after, total_after) = cpu_seconds(roots), machine_ticks()
+    cpu_after, (busy_after, total_after) = cpu_seconds(trees, driver), machine_ticks()
     busy = (busy_after - busy_before) / max(1, total_after - total_before)
-    return Run(name, wall, len(results), cpu_after - cpu_before, busy, results)
+    return Run(contestant.name, wall, len(results), cpu_after - cpu_before, busy, results)
 
 
 def options(workers: int, registry: Registry) -> ScoreOptions:
     return ScoreOptions(workers=workers, schedule=SchedulePolicy(warm=registry.names()))
 
 
-def local_runs(
-    workers: int, registry: Registry, rows: list[RawRow], warm: list[RawRow], rounds: int
-) -> list[Run]:
-    with Scorer(options(workers, registry), registry) as scorer:
-        scorer.warm()
-        list(scorer.score_rows(warm))
-        return [
-            measure(
-                f"local, {workers} worker{'s' if workers > 1 else ''}",
-                lambda batch: list(scorer.score_rows(batch)),
-                [os.getpid()],
-                rows,
-            )
-            for _ in range(rounds)
-        ]
+def local(stack: ExitStack, workers: int, registry: Registry, warm: list[RawRow]) -> Contestant:
+    scorer = stack.enter_context(Scorer(options(workers, registry), registry))
+    scorer.warm()
+    list(scorer.score_rows(warm))
+
+    def workers_now() -> list[int]:
+        pool = scorer.scheduler.pool
+        return pool.worker_pids if pool is not None else []
+
+    name = f"local, {workers} worker{'s' if workers > 1 else ''}"
+    return Contestant(name, lambda batch: list(scorer.score_rows(batch)), workers_now)
 
 
-def ray_runs(registry: Registry, rows: list[RawRow], warm: list[RawRow], rounds: int) -> list[Run]:
+def on_ray(stack: ExitStack, registry: Registry, warm: list[RawRow]) -> Contestant:
     import ray
 
     from assay.backends.ray_backend import RayBackend, RayOptions
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        with RayBackend(options(2, registry), RayOptions(actors=1), registry) as backend:
-            list(backend.score_rows(warm))
-            actor_pids = [int(ray.get(actor.pid.remote())) for actor in backend.actors]
-            return [
-                measure(
-                    "Ray, 1 actor x 2 workers",
-                    lambda batch: list(backend.score_rows(batch)),
-                    [os.getpid(), *actor_pids],
-                    rows,
-                )
-                for _ in range(rounds)
-            ]
-    finally:
-        ray.shutdown()
+    stack.callback(ray.shutdown)
+    backend = stack.enter_context(RayBackend(options(2, registry), RayOptions(actors=1), registry))
+    list(backend.score_rows(warm))
+
+    def actors_now() -> list[int]:
+        return [int(ray.get(actor.pid.remote())) for actor in backend.actors]
+
+    name = "Ray, 1 actor x 2 workers"
+    return Contestant(name, lambda batch: list(backend.score_rows(batch)), actors_now)
 
 
 def median_run(runs: list[Run]) -> Run:
     return sorted(runs, key=lambda run: run.wall_s)[len(runs) // 2]
+
+
+def spread(values: list[float]) -> str:
+    """Median, and the range over the rounds."""
+    return f"{statistics.median(values):.2f}x (rounds: {min(values):.2f}-{max(values):.2f})"
 
 
 class WaitVerifier(Verifier):
@@ -211,7 +220,7 @@ def io_bound(items: int, wait_ms: float) -> list[tuple[int, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-domain", type=int, default=40, help="cases per domain (40)")
-    parser.add_argument("--rounds", type=int, default=1, help="timed passes per config (1)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved timed rounds (3)")
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray configuration")
     parser.add_argument("--io-items", type=int, default=100, help="waiting items (100; 0: skip)")
     parser.add_argument("--io-ms", type=float, default=20.0, help="wait per item, ms (20)")
@@ -225,14 +234,20 @@ def main() -> None:
     print(
         f"mixed batch: {len(rows)} items ({', '.join(f'{d} {n}' for d, n in sorted(mix.items()))})"
     )
-    print(f"machine: {CORES} cores; load average before: {os.getloadavg()[0]:.2f}\n")
+    print(f"machine: {CORES} cores; load average before: {os.getloadavg()[0]:.2f}")
+    print("assay CPU: CPU time of the driver, workers (Ray: actor too) / (wall x cores)\n")
 
-    runs = [
-        median_run(local_runs(1, registry, rows, warm, args.rounds)),
-        median_run(local_runs(2, registry, rows, warm, args.rounds)),
-    ]
-    if not args.no_ray:
-        runs.append(median_run(ray_runs(registry, rows, warm, args.rounds)))
+    rounds: list[list[Run]] = []
+    with ExitStack() as stack:
+        contestants = [local(stack, 1, registry, warm), local(stack, 2, registry, warm)]
+        if not args.no_ray:
+            contestants.append(on_ray(stack, registry, warm))
+        for index in range(args.rounds):  # interleaved, order rotated: each sees the same load
+            shift = index % len(contestants)
+            order = contestants[shift:] + contestants[:shift]
+            measured = {c.name: measure(c, rows) for c in order}
+            rounds.append([measured[c.name] for c in contestants])
+    runs = [median_run([r[i] for r in rounds]) for i in range(len(rounds[0]))]
     base = runs[0]
     print(f"{'configuration':<26} {'wall s':>7} {'items/s':>8} {'vs 1 worker':>11} "
           f"{'assay CPU':>9} {'items/CPU-s':>11} {'machine busy':>12}")  # fmt: skip
@@ -242,13 +257,14 @@ def main() -> None:
             f"{base.wall_s / run.wall_s:>10.2f}x {100 * run.assay_util:>8.0f}% "
             f"{run.items / max(run.assay_cpu_s, 1e-9):>11.1f} {100 * run.machine_busy:>11.0f}%"
         )
-    speedup = runs[0].wall_s / runs[1].wall_s
-    print(f"\nspeed-up 1 -> 2 workers: {speedup:.2f}x (target >= 1.8x)")
+    speedups = [r[0].wall_s / r[1].wall_s for r in rounds]
+    print(f"\nspeed-up 1 -> 2 workers, per round: {spread(speedups)} (target >= 1.8x)")
     if len(runs) > 2:
-        overhead = runs[2].wall_s / runs[1].wall_s - 1
-        print(f"Ray overhead vs local, 2 workers each: {100 * overhead:+.1f}% (target < 15%)")
+        ray_ratio = [r[2].wall_s / r[1].wall_s for r in rounds]
+        print(f"Ray / local time, 2 workers each, per round: {spread(ray_ratio)} (target < 1.15x)")
     reference = [(r.id, r.status, r.score) for r in runs[0].results]
-    same = all([(r.id, r.status, r.score) for r in run.results] == reference for run in runs)
+    every = [run for measured in rounds for run in measured]
+    same = all([(r.id, r.status, r.score) for r in run.results] == reference for run in every)
     per_item_ms = {
         d: statistics.fmean(r.elapsed_ms for r in runs[0].results if r.domain == d) for d in mix
     }
@@ -257,6 +273,14 @@ def main() -> None:
         + ", ".join(f"{d} {v:.1f}" for d, v in sorted(per_item_ms.items()))
     )
     print(f"verdicts identical in every configuration: {'yes' if same else 'NO'}")
+    for run in every:
+        for ours, theirs in zip(runs[0].results, run.results, strict=True):
+            if (ours.id, ours.status, ours.score) != (theirs.id, theirs.status, theirs.score):
+                print(
+                    f"  {run.name}: {ours.id}: {ours.status.value} {ours.score:g} "
+                    f"vs {theirs.status.value} {theirs.score:g} ({theirs.verdict.message})"
+                )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.io_items:
         timings = io_bound(args.io_items, args.io_ms)
         print(f"\nI/O-bound verifier ({args.io_items} items x {args.io_ms:g} ms wait):")

@@ -22,6 +22,7 @@ from typing import Any
 from assay.records import RawRow, RecordBuilder
 from assay.registry import Registry
 from assay.runner import ScoreOptions
+from assay.scheduling.policy import SchedulePolicy
 from assay.scheduling.service import ScoringService
 from assay.types import Result
 
@@ -105,6 +106,7 @@ async def ascore(
     memory_mb: int = 4096,
     domain: str | None = None,
     max_in_flight: int = 256,
+    schedule: SchedulePolicy | None = None,
 ) -> list[Result]:
     """Score records without blocking the event loop; one result per record, in order.
 
@@ -118,6 +120,7 @@ async def ascore(
         memory_mb: Address-space cap per worker.
         domain: Domain for records that name none.
         max_in_flight: Most items queued or running at once (backpressure on ``records``).
+        schedule: Priorities, per-domain limits, warm domains and circuit breaker settings.
 
     Example:
         >>> import asyncio
@@ -127,7 +130,11 @@ async def ascore(
         ['correct']
     """
     options = ScoreOptions(
-        workers=workers, timeout_s=timeout_s, memory_mb=memory_mb, default_domain=domain
+        workers=workers,
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        default_domain=domain,
+        schedule=schedule or SchedulePolicy(),
     )
     key = (options, max_in_flight)
     with _shared_lock:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from assay.io import read_rows
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
+from assay.scheduling.policy import SchedulePolicy
 from assay.types import JSON, Result
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ def score(
     backend: str = "local",
     address: str | None = None,
     actors: int | None = None,
+    schedule: SchedulePolicy | None = None,
 ) -> list[Result]:
     """Score a batch and return one :class:`~assay.types.Result` per record, in order.
 
@@ -47,6 +49,7 @@ def score(
             cluster, kept warm between calls with the same settings; docs/scale.md).
         address: Ray cluster address (``None``: the running Ray, or a new local one).
         actors: Ray scoring actors (``None``: the cluster's CPUs divided by ``workers``).
+        schedule: Priorities, per-domain limits, warm domains and circuit breaker settings.
 
     Example:
         >>> [r.status.value for r in score([{"id": "1", "domain": "math",
@@ -59,6 +62,7 @@ def score(
         memory_mb=memory_mb,
         default_domain=domain,
         cache_dir=cache_dir,
+        schedule=schedule or SchedulePolicy(),
     )
     rows = _rows(records)
     if backend == "local" and address is None and actors is None:
