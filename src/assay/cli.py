@@ -270,9 +270,7 @@ def _score(args: argparse.Namespace) -> int:
     total = _count_rows(args.input) if show else None  # a second read only for the bar
     progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
     summary = Summary()
-    scorer = open_backend(
-        args.backend, options, registry, address=args.address, actors=args.actors
-    )
+    scorer = open_backend(args.backend, options, registry, address=args.address, actors=args.actors)
     with contextlib.closing(scorer):
         try:
             for result in scorer.score_rows(rows, skip_ids=done_ids):
