@@ -98,7 +98,7 @@ def verdict_breakdown(repeat: int) -> None:
         "fscore (point-to-surface both ways)": lambda: fscore(
             surface_distances(points, prepared.mesh), surface_distances(prepared.samples, mesh), 0.5
         ),
-        "iou (manifold3d exact booleans)": lambda: volumetric_iou(
+        "manifold + iou (candidate solid, exact booleans)": lambda: volumetric_iou(
             to_manifold(mesh), prepared.solid
         ),
         "render (4 views, 128x128, warm context)": lambda: build.render_check(

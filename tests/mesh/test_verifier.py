@@ -16,7 +16,7 @@ from conftest import CASES, ROOT
 from assay.boundary import run_verifier
 from assay.errors import MalformedTaskError
 from assay.registry import default_registry
-from assay.types import Record, Verdict
+from assay.types import Check, Record, Verdict
 
 IN_PROCESS = [c for c in CASES.values() if "program" not in c["id"]]
 
@@ -133,6 +133,7 @@ def test_score_is_the_documented_weighted_mean(mesh_verifier: MeshVerifier) -> N
         "winding",
         "positive_volume",
         "self_intersection",
+        "manifold",
     }
     graded = [c for c in verdict.checks if c.name not in gate]
     expected = sum(
@@ -250,3 +251,16 @@ def test_an_oversized_named_file_is_not_read(
     verdict = mesh_verifier.verify(Record("big", "mesh", case["response"], case["reference"]))
     assert verdict.status.value == "incorrect"
     assert "byte limit" in (verdict.message or "")
+
+
+def test_manifold3d_has_the_last_word() -> None:
+    import numpy as np
+    import trimesh
+    from assay.domains.mesh.checks import manifold_check
+
+    cube = trimesh.creation.box((1, 1, 1))
+    assert not isinstance(manifold_check(cube), Check)
+    refused = manifold_check(trimesh.Trimesh(cube.vertices, cube.faces[1:], process=False))
+    assert isinstance(refused, Check) and not refused.passed
+    assert "manifold3d rejects the mesh" in refused.message
+    assert np.isclose(manifold_check(cube).volume(), 1.0)  # type: ignore[attr-defined]

@@ -25,7 +25,14 @@ from numpy.typing import NDArray
 
 from assay.types import Check
 
-__all__ = ["constraint_checks", "render_check", "similarity_checks", "validity_checks"]
+__all__ = [
+    "constraint_checks",
+    "interpenetration_check",
+    "manifold_check",
+    "render_check",
+    "similarity_checks",
+    "validity_checks",
+]
 
 
 def _decay(excess: float, span: float) -> float:
@@ -97,9 +104,24 @@ def validity_checks(report: ValidityReport) -> list[Check]:
     return checks
 
 
+def manifold_check(mesh: trimesh.Trimesh) -> object:
+    """The mesh as a manifold3d solid, or a failed ``manifold`` check when manifold3d refuses it.
+
+    Validity already holds when this runs; manifold3d's own check is the last word, since the
+    volumetric checks need its exact booleans.
+    """
+    try:
+        return to_manifold(mesh)
+    except ValueError as exc:
+        return Check("manifold", False, None, str(exc))
+
+
 def interpenetration_check(bodies: list[trimesh.Trimesh]) -> Check:
     """Bodies must not share volume (an overlap would be counted twice)."""
-    shared = physics.interpenetration(bodies)
+    try:
+        shared = physics.interpenetration(bodies)
+    except ValueError as exc:
+        return Check("interpenetration", False, None, f"a body is not a solid: {exc}")
     total = sum(volume for _, _, volume in shared)
     return Check(
         "interpenetration",
@@ -238,8 +260,10 @@ def _holes(task: MeshTask, mesh: trimesh.Trimesh) -> Check:
     )
 
 
-def similarity_checks(task: MeshTask, mesh: trimesh.Trimesh, target: PreparedTarget) -> list[Check]:
-    """Chamfer distance, F-score and volumetric IoU against the target."""
+def similarity_checks(
+    task: MeshTask, mesh: trimesh.Trimesh, solid: object, target: PreparedTarget
+) -> list[Check]:
+    """Chamfer distance, F-score and volumetric IoU (of ``solid``, the mesh's manifold)."""
     thresholds = task.thresholds
     points = sample_points(mesh, task.samples, CANDIDATE_SEED)
     cd = chamfer(points, target.samples, target.diagonal)
@@ -249,7 +273,7 @@ def similarity_checks(task: MeshTask, mesh: trimesh.Trimesh, target: PreparedTar
     f, precision, recall = fscore(
         surface_distances(points, target.mesh), surface_distances(target.samples, mesh), tau
     )
-    iou, intersection, union = volumetric_iou(to_manifold(mesh), target.solid)
+    iou, intersection, union = volumetric_iou(solid, target.solid)
     return [
         Check(
             "chamfer",

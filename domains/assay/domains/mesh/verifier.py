@@ -55,7 +55,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.0.2"
+    version: ClassVar[str] = "1.0.3"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -191,6 +191,10 @@ class MeshVerifier(Verifier):
         gate = [load, *build.validity_checks(report)]
         if mesh is None or not all(c.passed for c in gate):
             return _invalid(gate)
+        solid = build.manifold_check(mesh)
+        if isinstance(solid, Check):
+            return _invalid([*gate, solid])
+        gate.append(Check("manifold", True, None, "manifold3d accepts the solid"))
         bodies = list(mesh.split(only_watertight=False))
         outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
         if len(outward) > 1 and not task.allow_interpenetration:
@@ -200,7 +204,7 @@ class MeshVerifier(Verifier):
         volume = float(sum(body.volume for body in bodies))
         graded = build.constraint_checks(task, mesh, outward, volume)
         if target is not None:
-            graded += build.similarity_checks(task, mesh, target)
+            graded += build.similarity_checks(task, mesh, solid, target)
             if task.render:
                 graded.append(build.render_check(task, mesh, target, self.renderer))
         return combine(task, gate, graded)

@@ -131,7 +131,7 @@ def fscore(
 
 
 def to_manifold(mesh: trimesh.Trimesh) -> object:
-    """A ``manifold3d.Manifold`` of a closed, consistently wound mesh.
+    """A ``manifold3d.Manifold`` of a closed, consistently wound mesh, in double precision.
 
     Raises:
         ValueError: manifold3d rejects the mesh (not closed, not manifold).
@@ -139,9 +139,9 @@ def to_manifold(mesh: trimesh.Trimesh) -> object:
     import manifold3d
 
     solid = manifold3d.Manifold(
-        manifold3d.Mesh(
-            vert_properties=np.ascontiguousarray(mesh.vertices, dtype=np.float32),
-            tri_verts=np.ascontiguousarray(mesh.faces, dtype=np.uint32),
+        manifold3d.Mesh64(
+            vert_properties=np.ascontiguousarray(mesh.vertices, dtype=np.float64),
+            tri_verts=np.ascontiguousarray(mesh.faces, dtype=np.uint64),
         )
     )
     status = solid.status()
