@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 from scale_verifiers import CommandVerifier, OtherVerifier
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, WorkerError
 from assay.records import RawRow
 from assay.registry import Registry
 from assay.runner import ScoreOptions, Scorer
 from assay.scheduling.breaker import CircuitBreaker
 from assay.scheduling.policy import SchedulePolicy
-from assay.types import Result, Verdict
+from assay.scheduling.scheduler import Scheduler
+from assay.scheduling.service import ScoringService
+from assay.types import Record, Result, Verdict
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +199,24 @@ def test_policy_is_hashable_and_equal_by_value() -> None:
     two = SchedulePolicy(priorities=[("code", 2), ("math", 1)], warm=("code", "code"))
     assert one == two and hash(one) == hash(two)
     assert ScoreOptions(schedule=one) == ScoreOptions(schedule=two)
+
+
+def test_a_domain_this_process_lacks_is_an_error_verdict(registry: Registry) -> None:
+    # a Ray node without a plugin the driver has: the item is an error, the service lives on
+    scheduler = Scheduler(ScoreOptions(workers=0), registry)
+    scheduler.submit(7, Record("x", "mesh", "a mesh", {"target": "cube"}))
+    [(ticket, result)] = scheduler.poll()
+    assert ticket == 7 and result.status.value == "error"
+    assert "no verifier for domain 'mesh' in this process" in (result.verdict.message or "")
+
+
+def test_a_pool_that_cannot_start_fails_its_callers(registry: Registry) -> None:
+    # a 1 MB address space: every worker dies as it starts; waiting callers get the reason
+    service = ScoringService(ScoreOptions(workers=1, memory_mb=1), registry)
+    try:
+        with pytest.raises(WorkerError, match="could not start"):
+            service.warm()
+        with pytest.raises(WorkerError, match=r"closed|fail to start"):
+            service.score([Record("x", "scaleprobe", "ok", "x")])
+    finally:
+        service.close()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from assay.boundary import run_verifier
 from assay.cache import VerdictCache, cache_key
+from assay.errors import RegistryError
 from assay.pool import Job, PoolConfig, WorkerPool
 from assay.registry import Registry, default_registry
 from assay.scheduling.breaker import CircuitBreaker
@@ -76,7 +77,12 @@ class Scheduler:
         if isinstance(item, Result):
             self._done.append((ticket, item))
             return
-        entry = self.registry.entry(item.domain)
+        try:
+            entry = self.registry.entry(item.domain)
+        except RegistryError as exc:  # e.g. a plugin the driver has and this node lacks
+            message = f"no verifier for domain {item.domain!r} in this process: {exc}"
+            self._done.append((ticket, _result(item, Verdict.error(message), "")))
+            return
         if self.cache is not None:
             cached = self.cache.get(cache_key(entry.id, item))
             if cached is not None:

@@ -63,6 +63,7 @@ class ScoringService:
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._closed = False
+        self._failure: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="assay-scoring", daemon=True)
         self._thread.start()
 
@@ -119,8 +120,8 @@ class ScoringService:
             self._inbox.warmers.append(done)
         self._wake()
         done.wait()
-        if self._closed:
-            raise WorkerError("the worker pool could not start; see the log")
+        if self._failure is not None:
+            raise WorkerError(f"the worker pool could not start: {self._failure}")
 
     def close(self) -> None:
         """Stop the thread and the workers; pending callbacks get a :class:`WorkerError`."""
@@ -163,8 +164,6 @@ class ScoringService:
         except Exception as exc:  # the pool cannot run: every waiting caller learns why
             log.exception("the scoring service stopped")
             self._fail_all(exc)
-            with self._lock:
-                self._closed = True
         else:
             self._fail_all(WorkerError("the scoring service was closed"))
         finally:
@@ -183,6 +182,9 @@ class ScoringService:
                 self._scheduler.warm()
             for ticket, item, _callback in accepted:
                 self._scheduler.submit(ticket, item)
+        except Exception as exc:
+            self._failure = exc  # before the waiters wake, so warm() sees it
+            raise
         finally:
             for event in inbox.warmers:
                 event.set()
@@ -194,7 +196,8 @@ class ScoringService:
                 _safely(callback, ticket, result)
 
     def _fail_all(self, exc: BaseException) -> None:
-        with self._lock:
+        with self._lock:  # closed and emptied at once: no later submission can be stranded
+            self._closed = True
             pending = [(t, c) for t, _i, c in self._inbox.submissions]
             self._inbox = _Inbox(stop=True)
         pending += list(self._callbacks.items())
