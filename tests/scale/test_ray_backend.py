@@ -97,6 +97,15 @@ def test_python_api_scores_on_ray(backend: RayBackend) -> None:
     assert [r.verdict for r in first] == [r.verdict for r in again] == [r.verdict for r in local]
 
 
+def test_workers_stay_warm_between_batches(backend: RayBackend) -> None:
+    def worker_pids() -> set[int]:
+        results = backend.score_rows(command_rows(*["ok"] * 16))
+        return {int(r.verdict.checks[0].evidence["pid"]) for r in results}
+
+    first = worker_pids()
+    assert worker_pids() <= first  # the second batch ran on the same worker processes
+
+
 def test_actor_killed_mid_batch_loses_nothing(backend: RayBackend, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
