@@ -80,6 +80,7 @@ class ScoringActor:
 class _Chunk:
     items: list[tuple[int, Record]]
     actor: int = -1
+    handle: Any = None
     attempts: int = 0
     failures: list[str] = field(default_factory=list)
 
@@ -89,6 +90,22 @@ class _Slot:
     handle: Any
     busy: int = 0
     failures: int = 0
+    probe: Any = None  # after a failure, a pid() call: the actor is suspect until it answers
+
+    def healthy(self) -> bool:
+        """False while the actor has not answered since it failed (restarting, or lost)."""
+        if self.probe is None:
+            return True
+        ready, _ = ray.wait([self.probe], timeout=0)
+        if not ready:
+            return False
+        try:
+            ray.get(self.probe)
+        except ray.exceptions.RayError:
+            self.probe = self.handle.pid.remote()
+            return False
+        self.probe = None
+        return True
 
 
 class RayBackend:
@@ -183,22 +200,33 @@ class RayBackend:
         return remote.remote(actor_options, self._specs, list(sys.path))
 
     def _dispatch(self, chunk: _Chunk) -> Any:
-        """Send a chunk to the least busy actor (another one than last time, if it failed)."""
-        order = sorted(range(len(self._slots)), key=lambda i: (self._slots[i].busy, i))
+        """Send a chunk to the least busy healthy actor (not the one that failed it, if any).
+
+        An actor that failed is skipped until it answers a ping (Ray restarts it, maybe on
+        another node), unless no actor is healthy.
+        """
+        health = [slot.healthy() for slot in self._slots]
+        order = sorted(
+            range(len(self._slots)), key=lambda i: (not health[i], self._slots[i].busy, i)
+        )
         if chunk.attempts and len(order) > 1:
             order = [i for i in order if i != chunk.actor] or order
         chunk.actor = order[0]
         slot = self._slots[chunk.actor]
         slot.busy += 1
+        chunk.handle = slot.handle
         return slot.handle.score.remote([record for _, record in chunk.items])
 
     def _returned(self, chunk: _Chunk, failed: bool) -> None:
         slot = self._slots[chunk.actor]
+        if slot.handle is not chunk.handle:
+            return  # the actor that held the chunk was replaced meanwhile
         slot.busy -= 1
         if not failed:
             slot.failures = 0
             return
         slot.failures += 1
+        slot.probe = slot.handle.pid.remote()
         if slot.failures > self.ray_options.max_restarts:
             log.warning("replacing Ray actor %d after %d failures", chunk.actor, slot.failures)
             ray.kill(slot.handle, no_restart=True)
