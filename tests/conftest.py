@@ -13,6 +13,7 @@ ROOT = TESTS.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
+from bundled_eval import EvalOutput, run_bundled_eval  # noqa: E402
 from probe_verifier import ProbeVerifier  # noqa: E402
 
 from assay.registry import Registry  # noqa: E402
@@ -36,3 +37,9 @@ def probe_scorer(probe_registry: Registry) -> Iterator[Scorer]:
 def math_scorer() -> Iterator[Scorer]:
     with Scorer(ScoreOptions(workers=2)) as scorer:
         yield scorer
+
+
+@pytest.fixture(scope="session")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> EvalOutput:
+    """The one `assay eval` run of this session over every registered verifier's fixtures."""
+    return run_bundled_eval(tmp_path_factory.mktemp("eval"))

@@ -1,7 +1,8 @@
 """Every registered verifier scores its own labelled fixtures as labelled.
 
 Gold answers must come out ``correct`` and known-bad ones must not; each case's
-``meta.expected_status`` is the exact status expected.
+``meta.expected_status`` is the exact status expected. The verdicts come from the session's one
+``assay eval`` run (tests/bundled_eval.py), which scores every case through the worker pool.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bundled_eval import EvalOutput
 
-from assay.records import RawRow
 from assay.registry import list_domains
-from assay.runner import Scorer
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:
@@ -39,9 +39,11 @@ def test_every_verifier_has_fixtures() -> None:
 
 
 @pytest.fixture(scope="module")
-def verdicts(math_scorer: Scorer) -> dict[str, str]:
-    rows = [RawRow(i, case) for i, (_, case) in enumerate(CASES, start=1)]
-    return {r.id: r.status.value for r in math_scorer.score_rows(rows)}
+def verdicts(bundled: EvalOutput) -> dict[str, str]:
+    # the session's one `assay eval` run (worker pool, no cache) scored every case
+    statuses = bundled.statuses()
+    assert statuses, bundled.stdout
+    return statuses
 
 
 @pytest.mark.parametrize("case", [case for _, case in CASES], ids=[case["id"] for _, case in CASES])

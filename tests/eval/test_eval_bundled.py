@@ -6,17 +6,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+from bundled_eval import EvalOutput
 from PIL import Image
 
 from assay.registry import list_domains
 
-ROOT = Path(__file__).resolve().parents[2]
-BASELINE = ROOT / "eval" / "baselines" / "bundled.json"
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package, installed by scripts/system-deps.sh
 CHROMIUM_FLAGS = [
     "--headless",
@@ -43,32 +39,6 @@ window.addEventListener("load", () => {
   document.body.setAttribute("data-height", document.documentElement.scrollHeight);
 });
 </script>"""
-
-
-@dataclass(frozen=True)
-class EvalOutput:
-    code: int
-    stdout: str
-    report: Path
-    summary: Path
-    json: Path
-
-
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> EvalOutput:
-    out = tmp_path_factory.mktemp("eval")
-    command = [sys.executable, "-m", "assay.cli", "eval", "--baseline", str(BASELINE)]
-    command += ["--report", str(out / "report.html"), "--json", str(out / "eval.json")]
-    done = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
-    )
-    return EvalOutput(
-        done.returncode,
-        done.stdout + done.stderr,
-        out / "report.html",
-        out / "report.png",
-        out / "eval.json",
-    )
 
 
 def test_bundled_fixtures_match_the_committed_baseline(bundled: EvalOutput) -> None:
