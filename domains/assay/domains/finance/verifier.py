@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import ClassVar
 
@@ -66,6 +67,11 @@ class FinanceVerifier(Verifier):
     def cache(self) -> DocumentCache:
         """The document cache in use (this process's shared one unless one was given)."""
         return self._cache if self._cache is not None else default_cache()
+
+    def setup(self) -> None:
+        """Import the PDF stack now (pdfplumber, pdfminer), not during the first item."""
+        importlib.import_module("pdfplumber")
+        importlib.import_module("pdfminer.pdfdocument")
 
     def verify(self, record: Record) -> Verdict:
         """Score one response; an unusable reference raises ``MalformedTaskError``."""

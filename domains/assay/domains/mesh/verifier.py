@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -88,6 +89,7 @@ class MeshVerifier(Verifier):
         """
         from assay.domains.mesh.target import TargetCache
 
+        importlib.import_module("open3d")  # about a second; the first target needs it
         self._targets = TargetCache()
         try:
             self.renderer  # noqa: B018 - opens the context now, not during the first item
