@@ -68,6 +68,47 @@ def _many_failures(count: int) -> list[dict[str, Any]]:
             TASK,
             "incorrect",
         ),
+        # a 400-digit integer: a number past float range, checked without overflow
+        (
+            [
+                _assistant(("issue_credit", '{"user_id": "u1", "amount": 1' + "0" * 400 + "}")),
+                _result(0),
+            ],
+            TASK,
+            "incorrect",
+        ),
+        (
+            [_assistant(("add", '{"a": 1' + "0" * 400 + "}"))],
+            {
+                "tools": [
+                    {
+                        "name": "add",
+                        "parameters": {"type": "object", "properties": {"a": {"type": "number"}}},
+                    }
+                ],
+                "expected_calls": [{"add": {"a": [5.0]}}],
+            },
+            "incorrect",
+        ),
+        # "hundred hundred ..." in the answer compounds past float range
+        ([], {**TASK, "goal": None, "facts": [5]}, "incorrect"),
+        # a task's tools laxer than the environment's: its own schema refuses the call
+        (
+            [_assistant(("issue_credit", '{"amount": 5}')), _result(0)],
+            {
+                **TASK,
+                "tools": [
+                    {
+                        "name": "issue_credit",
+                        "parameters": {
+                            "type": "object",
+                            "properties": {"user_id": {}, "amount": {}},
+                        },
+                    }
+                ],
+            },
+            "incorrect",
+        ),
         # 5,000 failing look-ups: scored in linear time
         (_many_failures(5000), {**TASK, "facts": ["never"]}, "incorrect"),
         # the weights of the task are not numbers
@@ -95,12 +136,17 @@ def _many_failures(count: int) -> list[dict[str, Any]]:
         "inf",
         "nan",
         "keyword-arg",
+        "huge-int",
+        "huge-int-expected",
+        "hundred-hundred",
+        "lax-task-tools",
         "many-failures",
         "nan-weight",
         "numeric-call-id",
     ],
 )
 def test_hostile_input(steps: list[dict[str, Any]], reference: Any, status: str) -> None:
-    record = Record("h", "agent", "", reference, steps=tuple(steps))
+    response = "one " + "hundred " * 160 if not steps else ""
+    record = Record("h", "agent", response, reference, steps=tuple(steps))
     verdict = run_verifier(AgentVerifier(), record).verdict
     assert verdict.status.value == status, verdict.message

@@ -23,7 +23,7 @@ from importlib import metadata
 from typing import Any, ClassVar, TypeVar
 
 from assay.verifiers.agent.canonical import Canonicalizer
-from assay.verifiers.agent.schema import ToolSpec
+from assay.verifiers.agent.schema import ToolSpec, check_arguments
 from assay.verifiers.agent.state import StateBase, state_digest
 
 from assay.errors import DuplicateVerifierError, PluginError, RegistryError
@@ -149,10 +149,15 @@ class Environment:
         return {name: definition.spec for name, definition in cls.tools.items()}
 
     def call(self, name: str, arguments: Mapping[str, JSON]) -> JSON:
-        """Run one tool; raises :class:`ToolError` for an unknown tool or a refused call."""
+        """Run one tool; raises :class:`ToolError` for an unknown tool, arguments its own
+        schema refuses (a task's ``tools`` may be laxer than the environment's), or a refused
+        call."""
         definition = self.tools.get(name)
         if definition is None:
             raise ToolError(f"unknown tool {name!r}")
+        problems = check_arguments(definition.spec, arguments)
+        if problems:
+            raise ToolError("; ".join(problems)[:300])
         return getattr(self, definition.method)(**arguments)
 
     def digest(self) -> str:

@@ -115,7 +115,7 @@ def _word_numbers(tokens: Sequence[str]) -> list[float]:
         if token in _UNITS and last in ("", "ten", "scale", "and"):
             joins = last != "ten" or _UNITS[token] < 10
             if not joins:
-                found.append(float(total + current))
+                found.append(_as_float(total + current))
                 total, current = 0, 0
             current += _UNITS[token]
             last = "unit"
@@ -123,7 +123,7 @@ def _word_numbers(tokens: Sequence[str]) -> list[float]:
             current += _TENS[token]
             last = "ten"
         elif token in _UNITS or token in _TENS:
-            found.append(float(total + current))
+            found.append(_as_float(total + current))
             total, current = _UNITS.get(token, 0), _TENS.get(token, 0)
             last = "unit" if token in _UNITS else "ten"
         elif token in _SCALES and last in ("unit", "ten", "scale"):
@@ -135,9 +135,17 @@ def _word_numbers(tokens: Sequence[str]) -> list[float]:
             last = "and"
         else:
             if last:
-                found.append(float(total + current))
+                found.append(_as_float(total + current))
             total, current, last = 0, 0, ""
     return found
+
+
+def _as_float(value: int) -> float:
+    """``value`` as a float; ``inf`` past float range ("hundred hundred ..." compounds)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _is_number_word(tokens: Sequence[str], position: int) -> bool:

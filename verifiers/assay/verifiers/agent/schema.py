@@ -140,9 +140,9 @@ def _is_type(value: JSON, name: str) -> bool:
     if kind == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     if kind == "number":
-        return (
-            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        )
+        if isinstance(value, bool):
+            return False
+        return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
     checks: dict[str, type | tuple[type, ...]] = {
         "string": str, "boolean": bool, "array": list, "object": dict, "null": type(None),
     }  # fmt: skip
