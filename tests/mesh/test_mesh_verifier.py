@@ -194,6 +194,19 @@ def test_a_response_naming_the_target_file_is_refused(
     assert other.status.value == "partial"  # a readable file that is not the target is scored
 
 
+@pytest.mark.parametrize(
+    "response",
+    ["a" * 300 + ".stl", "meshes/\x00block.stl"],
+    ids=["name-over-255-bytes", "nul-byte"],
+)
+def test_a_path_the_os_cannot_look_up_is_unparsable(
+    mesh_verifier: MeshVerifier, response: str
+) -> None:
+    # the OS refuses these lookups (ENAMETOOLONG, embedded NUL): model output, not a crash
+    result = run_verifier(mesh_verifier, Record("p", "mesh", response, {"genus": 0}))
+    assert result.verdict.status.value == "unparsable"
+
+
 NO_GL = """
 import json, sys
 from assay.boundary import run_verifier

@@ -162,11 +162,17 @@ def decode_mesh(data: bytes, file_type: str) -> trimesh.Trimesh:
 
 
 def resolve_under(path: str, roots: list[Path]) -> Path | None:
-    """``path`` resolved, if it is a file under one of ``roots`` (symlinks followed first)."""
+    """``path`` resolved, if it is a file under one of ``roots`` (symlinks followed first).
+
+    A path the OS cannot even look up (a NUL byte, a name over 255 bytes) is no file: ``None``.
+    """
     candidate = Path(path)
     options = [candidate] if candidate.is_absolute() else [root / candidate for root in roots]
     for option in options:
-        resolved = option.resolve()
-        if resolved.is_file() and any(resolved.is_relative_to(r.resolve()) for r in roots):
-            return resolved
+        try:
+            resolved = option.resolve()
+            if resolved.is_file() and any(resolved.is_relative_to(r.resolve()) for r in roots):
+                return resolved
+        except (OSError, ValueError):
+            continue
     return None
