@@ -24,7 +24,7 @@ from assay.verifiers.agent.environment import ToolError
 from assay.verifiers.agent.schema import check_arguments
 from assay.verifiers.agent.trajectory import ToolCall, Trajectory
 
-JSON = Any
+from assay.types import JSON
 
 
 @dataclass(slots=True)

@@ -21,7 +21,6 @@ score 0. Otherwise score 1 is ``correct`` and anything below ``partial``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from assay.domains.agent.replay import CallOutcome, Replay
 from assay.domains.agent.task import AgentTask
@@ -29,9 +28,8 @@ from assay.verifiers.agent.facts import check_facts
 from assay.verifiers.agent.matching import match_calls
 from assay.verifiers.agent.trajectory import Trajectory
 
-from assay.types import Check, Status, StepResult, Verdict
+from assay.types import JSON, Check, Status, StepResult, Verdict
 
-JSON = Any
 REPEAT_PENALTY = 0.25
 OUTCOMES = ("calls", "state", "facts")
 

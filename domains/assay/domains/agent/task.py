@@ -16,7 +16,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from assay.domains.agent.envs import env_registry
 from assay.verifiers.agent.environment import Environment, ToolError, UnknownEnvironmentError
@@ -27,8 +26,8 @@ from assay.verifiers.agent.state import StateBase
 from assay.verifiers.agent.trajectory import decode_arguments
 
 from assay.errors import MalformedTaskError
+from assay.types import JSON
 
-JSON = Any
 DEFAULT_WEIGHTS: dict[str, float] = {
     "calls": 0.3, "state": 0.3, "facts": 0.2, "efficiency": 0.1, "recovery": 0.1,
 }  # fmt: skip

@@ -18,9 +18,8 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-JSON = Any
+from assay.types import JSON
 
 
 def _number(value: float) -> JSON:

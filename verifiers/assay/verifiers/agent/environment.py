@@ -27,8 +27,8 @@ from assay.verifiers.agent.schema import ToolSpec, check_arguments
 from assay.verifiers.agent.state import StateBase, state_digest
 
 from assay.errors import DuplicateVerifierError, PluginError, RegistryError
+from assay.types import JSON
 
-JSON = Any
 ENV_ENTRY_POINT_GROUP = "assay.agent_envs"
 Method = TypeVar("Method", bound=Callable[..., Any])
 

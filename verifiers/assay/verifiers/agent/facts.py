@@ -21,11 +21,9 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from assay.errors import MalformedTaskError
-
-JSON = Any
+from assay.types import JSON
 
 _NUMBER = re.compile(
     r"(?<![\w.])(?:(?<=\s)|(?<=^)|(?<=[($€£¥:=]))?(-)?"

@@ -22,11 +22,10 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from assay.errors import MalformedTaskError
+from assay.types import JSON
 
-JSON = Any
 OMITTED = ""
 """BFCL's marker, among an argument's allowed values, for "may be left out"."""
 

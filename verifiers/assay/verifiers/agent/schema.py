@@ -20,11 +20,9 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from assay.errors import MalformedTaskError
-
-JSON = Any
+from assay.types import JSON
 
 _TYPE_ALIASES = {"float": "number", "dict": "object", "tuple": "array", "list": "array"}
 

@@ -19,11 +19,11 @@ import json
 import pickle
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any
 
 from assay.verifiers.agent.canonical import Canonicalizer
 
-JSON = Any
+from assay.types import JSON
+
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from assay.errors import AssayError
+from assay.types import JSON
 
-JSON = Any
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
 

@@ -6,11 +6,11 @@ Times are ``HH:MM`` (24 h) within one day; dates are ``YYYY-MM-DD``; durations a
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from assay.verifiers.agent.environment import Environment, ToolError, tool
 
-JSON = Any
+from assay.types import JSON
+
 _DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 _TIME = {"type": "string", "pattern": r"^\d{2}:\d{2}$"}
 _DURATION = {"type": "integer", "minimum": 5, "maximum": 600}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Any
 
 from assay.verifiers.agent.environment import Environment, ToolError, tool
 
-JSON = Any
+from assay.types import JSON
+
 _PATH = {"type": "string", "pattern": "^/"}
 
 

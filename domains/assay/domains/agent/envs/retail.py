@@ -6,11 +6,10 @@ returned), ``cancelled``, ``returned``. Prices are dollars as numbers.
 
 from __future__ import annotations
 
-from typing import Any
-
 from assay.verifiers.agent.environment import Environment, ToolError, tool
 
-JSON = Any
+from assay.types import JSON
+
 _ADDRESS = {
     "type": "object",
     "properties": {"street": {"type": "string"}, "city": {"type": "string"},
