@@ -111,7 +111,7 @@ def target_path(spec: dict[str, Any]) -> Path | None:
 def _target_bytes(spec: dict[str, Any]) -> tuple[bytes, str]:
     file_type = str(spec.get("format", "")).lower()
     if "path" in spec:
-        path = resolve_under(str(spec["path"]), target_roots())
+        path = target_path(spec)
         if path is None:
             raise MalformedTaskError(
                 f"target {spec['path']!r} is not a file under the project or {ROOTS_ENV}"
