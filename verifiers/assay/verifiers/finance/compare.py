@@ -179,16 +179,17 @@ def compare(answer: Amount, figure: Figure, scale: str | None = None) -> Compari
     for reading in readings:
         if abs(reading - figure.base) <= figure.tolerance:
             return Comparison(True, f"{answer.text!r} states {figure.describe()}", reading)
-    shown = ", ".join(_plain(r) for r in readings)
+    shown = ", ".join(plain(r) for r in readings)
     return Comparison(
         False,
         f"{answer.text!r} (read as {shown}) differs from {figure.describe()} = "
-        f"{_plain(figure.base)} by more than {_plain(figure.tolerance)}",
+        f"{plain(figure.base)} by more than {plain(figure.tolerance)}",
         readings[0],
     )
 
 
-def _plain(value: Decimal) -> str:
+def plain(value: Decimal) -> str:
+    """``value`` in plain notation, without trailing zeros (``1.5E+3`` -> ``1500``)."""
     try:
         return f"{value.normalize():f}"
     except InvalidOperation:

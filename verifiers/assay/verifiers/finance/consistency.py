@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from assay.verifiers.finance.compare import plain
+
 from assay.types import JSON
 
 
@@ -103,21 +105,17 @@ def _check(rule: Rule, values: Mapping[str, Decimal], units: Mapping[str, Decima
     tolerance = sum((units.get(name, Decimal(1)) for _, name in rule.parts), Decimal(0))
     gap = abs(values[rule.total] - computed)
     evidence: dict[str, JSON] = {
-        "total": _plain(values[rule.total]),
-        "sum_of_parts": _plain(computed),
-        "gap": _plain(gap),
-        "tolerance": _plain(tolerance),
+        "total": plain(values[rule.total]),
+        "sum_of_parts": plain(computed),
+        "gap": plain(gap),
+        "tolerance": plain(tolerance),
     }
     if gap <= tolerance:
         return RuleOutcome(rule, True, f"{rule.name}: holds", evidence)
     return RuleOutcome(
         rule,
         False,
-        f"{rule.name}: {_plain(values[rule.total])} vs {_plain(computed)} "
-        f"(off by {_plain(gap)}, more than {_plain(tolerance)})",
+        f"{rule.name}: {plain(values[rule.total])} vs {plain(computed)} "
+        f"(off by {plain(gap)}, more than {plain(tolerance)})",
         evidence,
     )
-
-
-def _plain(value: Decimal) -> str:
-    return f"{value.normalize():f}"

@@ -70,7 +70,7 @@ class CacheStats:
 class Document:
     """One open PDF; pages are extracted on first use and kept.
 
-    Not for direct construction: use :meth:`DocumentCache.open` or :func:`open_document`.
+    Not for direct construction: use :meth:`DocumentCache.open`.
     """
 
     def __init__(self, path: Path, pdf: PDF, page_count: int, stats: CacheStats):

@@ -113,11 +113,6 @@ class Amount:
             and 1900 <= self.value <= 2100
         )
 
-    @property
-    def multiplier(self) -> Decimal:
-        """The written scale's multiplier (1 when none was written)."""
-        return SCALES[self.scale] if self.scale else Decimal(1)
-
 
 def amount_from_number(value: object) -> Amount | None:
     """An :class:`Amount` from a JSON number (``1250.0`` counts as written ``1250``)."""
