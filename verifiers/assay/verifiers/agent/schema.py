@@ -45,17 +45,6 @@ class ToolSpec:
         required = self.parameters.get("required") or ()
         return tuple(str(r) for r in required) if isinstance(required, list) else ()
 
-    def to_openai(self) -> dict[str, JSON]:
-        """The tool in OpenAI's ``tools`` format."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": dict(self.parameters),
-            },
-        }
-
 
 def parse_tools(tools: JSON) -> dict[str, ToolSpec]:
     """Tool specs by name from an OpenAI ``tools`` list.
