@@ -64,9 +64,24 @@ def test_read_back_and_update_keeps_other_verifiers(tmp_path: Path) -> None:
     assert read.dumps() == path.read_text(encoding="utf-8")
 
 
+HEAD = '{"format": "assay-eval-baseline/1", "verifiers": '
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("not json", "cannot read baseline"), ('{"format": "other"}', "not an assay eval baseline")],
+    [
+        # not JSON at all
+        ("not json", "cannot read baseline"),
+        # JSON, but another file's format
+        ('{"format": "other"}', "not an assay eval baseline"),
+        # hand-edited: a case without its score
+        (HEAD + '{"x@1": {"cases": {"a": {"status": "correct"}}}}}', "malformed baseline"),
+        # verifiers as a list instead of an object
+        (HEAD + "[]}", "malformed baseline"),
+        # a score that is not a number
+        (HEAD + '{"x@1": {"cases": {"a": {"status": "correct", "score": "hi"}}}}}', "malformed"),
+    ],
+    ids=["not-json", "other-format", "missing-score", "verifiers-list", "score-not-number"],
 )
 def test_unreadable_baseline(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "b.json"

@@ -26,6 +26,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from assay.errors import InputError
 from assay.evaluation.metrics import Outcome
@@ -81,15 +82,10 @@ class Baseline:
             raise InputError(f"cannot read baseline {str(path)!r}: {exc}") from exc
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"{path}: not an assay eval baseline (format {FORMAT!r})")
-        entries = {}
-        for verifier, body in data.get("verifiers", {}).items():
-            cases = {
-                case_id: CaseVerdict(str(v["status"]), float(v["score"]))
-                for case_id, v in body.get("cases", {}).items()
-            }
-            entry = BaselineEntry(verifier, dict(body.get("metrics", {})), cases)
-            entries[entry.name] = entry
-        return cls(entries)
+        try:
+            return cls(_entries(data.get("verifiers", {})))
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{path}: malformed baseline ({type(exc).__name__}: {exc})") from exc
 
     def updated(self, runs: Iterable[VerifierRun]) -> Baseline:
         """This baseline with the entries of ``runs`` replaced (other verifiers kept)."""
@@ -126,6 +122,20 @@ class Baseline:
             path.write_text(self.dumps(), encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write baseline {str(path)!r}: {exc.strerror}") from exc
+
+
+def _entries(verifiers: Any) -> dict[str, BaselineEntry]:
+    """The entries of the file's ``verifiers`` object (raises on a wrong shape: the caller
+    turns that into an :class:`InputError`)."""
+    entries = {}
+    for verifier, body in verifiers.items():
+        cases = {
+            case_id: CaseVerdict(str(v["status"]), float(v["score"]))
+            for case_id, v in body.get("cases", {}).items()
+        }
+        entry = BaselineEntry(verifier, dict(body.get("metrics", {})), cases)
+        entries[entry.name] = entry
+    return entries
 
 
 BASELINE_METRICS = (
