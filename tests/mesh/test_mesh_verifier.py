@@ -152,6 +152,10 @@ BAD_REFERENCES = [
     ("unknown-threshold", {"genus": 0, "thresholds": {"hausdorff": 1}}),
     ("inline-target-without-format", {"target": {"data": "v 0 0 0"}}),
     ("target-outside-roots", {"target": "/etc/hostname"}),
+    # counts truncated by int() once: 0 samples crashed, 0 max_faces failed every answer
+    ("fractional-samples", {"genus": 0, "samples": 0.5}),
+    ("fractional-max-faces", {"genus": 0, "max_faces": 0.5}),
+    ("fractional-memory", {"genus": 0, "program": {"memory_mb": 1.5}}),
     (
         "target-not-a-solid",
         {"target": {"format": "obj", "data": "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"}},

@@ -118,12 +118,12 @@ def parse_task(reference: JSON) -> MeshTask:
             reference.get("allow_interpenetration", False), "allow_interpenetration"
         ),
         thresholds=_numbers(reference.get("thresholds", {}), DEFAULT_THRESHOLDS, "thresholds"),
-        samples=int(_positive(reference.get("samples", 2048), "samples")),
+        samples=_whole(reference.get("samples", 2048), "samples"),
         render=_flag(reference.get("render", True), "render"),
         weights=_numbers(reference.get("weights", {}), DEFAULT_WEIGHTS, "weights"),
         program_timeout_s=_positive(program.get("timeout_s", 20.0), "program.timeout_s"),
-        program_memory_mb=int(_positive(program.get("memory_mb", 1024), "program.memory_mb")),
-        max_faces=int(_positive(reference.get("max_faces", 500_000), "max_faces")),
+        program_memory_mb=_whole(program.get("memory_mb", 1024), "program.memory_mb"),
+        max_faces=_whole(reference.get("max_faces", 500_000), "max_faces"),
     )
     has_constraint = any(
         (task.extents, task.volume, task.bodies is not None, task.genus is not None, task.holes,
@@ -185,6 +185,14 @@ def _positive(value: JSON, name: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise MalformedTaskError(f"{name} must be finite and > 0, got {value!r}")
     return float(value)
+
+
+def _whole(value: JSON, name: str) -> int:
+    """A count: a positive whole number (``2048.0`` is one, ``0.5`` is not)."""
+    number = _positive(value, name)
+    if not number.is_integer():
+        raise MalformedTaskError(f"{name} must be a whole number >= 1, got {value!r}")
+    return int(number)
 
 
 def _optional_positive(value: JSON, name: str) -> float | None:
