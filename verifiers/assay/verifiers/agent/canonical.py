@@ -73,18 +73,19 @@ class Canonicalizer:
 
     def _sorted(self, values: Iterable[JSON], path: tuple[str, ...]) -> list[JSON]:
         items = [self.canonical(v, (*path, "*")) for v in values]
-        return sorted(items, key=_encode)
+        return sorted(items, key=dump_json)
 
     def encode(self, value: JSON) -> str:
         """The canonical JSON text of ``value``."""
-        return _encode(self.canonical(value))
+        return dump_json(self.canonical(value))
 
     def digest(self, value: JSON) -> str:
         """sha256 hex digest of the canonical JSON text."""
         return hashlib.sha256(self.encode(value).encode("utf-8")).hexdigest()
 
 
-def _encode(value: JSON) -> str:
+def dump_json(value: JSON) -> str:
+    """Compact, key-sorted JSON text: the encoding every state digest hashes."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

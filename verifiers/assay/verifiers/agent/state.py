@@ -15,12 +15,11 @@ Two states have equal digests exactly when their canonical forms are equal.
 from __future__ import annotations
 
 import hashlib
-import json
 import pickle
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 
-from assay.verifiers.agent.canonical import Canonicalizer
+from assay.verifiers.agent.canonical import Canonicalizer, dump_json
 
 from assay.types import JSON
 
@@ -28,8 +27,7 @@ _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 
 def _sha(value: JSON) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(dump_json(value).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
