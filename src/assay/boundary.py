@@ -9,6 +9,9 @@ from assay.errors import MalformedTaskError
 from assay.types import Record, Result, Verdict
 from assay.verifier import Verifier
 
+MALFORMED_TASK = "malformed task"
+"""How the message of an ``error`` verdict for a :class:`MalformedTaskError` begins."""
+
 
 def run_verifier(verifier: Verifier, record: Record) -> Result:
     """Score ``record`` with ``verifier``; never raises for anything the verifier does.
@@ -26,7 +29,7 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
                 f"verifier {verifier.id} returned {type(verdict).__name__}, not a Verdict"
             )
     except MalformedTaskError as exc:
-        verdict = Verdict.error(f"malformed task: {exc}")
+        verdict = Verdict.error(f"{MALFORMED_TASK}: {exc}")
     except MemoryError:
         verdict = Verdict.error("the verifier ran out of memory (worker memory cap reached)")
     except RecursionError:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.boundary import MALFORMED_TASK
 from assay.errors import UnknownDomainError
 from assay.evaluation.cases import LabelledCase, load_cases
 from assay.evaluation.metrics import Outcome
@@ -249,7 +250,7 @@ def _probe_problem(probe: Probe, result: Result, verifier: type[Verifier]) -> st
     escaped = message.startswith(f"verifier {verifier.name}@{verifier.version} ")
     if status is Status.TIMEOUT:
         return f"timed out ({message})"
-    if escaped or (status is Status.ERROR and not message.startswith("malformed task")):
+    if escaped or (status is Status.ERROR and not message.startswith(MALFORMED_TASK)):
         return f"an exception escaped the verifier: {message}"
     if probe.bad_response and (status not in (Status.INCORRECT, Status.UNPARSABLE)):
         return f"got {status.value} ({result.score:g}); a broken response must score 0"

@@ -13,9 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assay.boundary import MALFORMED_TASK
 from assay.types import Result, Status, Verdict
-
-MALFORMED_PREFIX = "malformed task"
 
 
 def is_infrastructure_failure(result: Result) -> bool:
@@ -24,7 +23,7 @@ def is_infrastructure_failure(result: Result) -> bool:
         return True
     if result.status is not Status.ERROR:
         return False
-    return not (result.verdict.message or "").startswith(MALFORMED_PREFIX)
+    return not (result.verdict.message or "").startswith(MALFORMED_TASK)
 
 
 @dataclass(slots=True)
