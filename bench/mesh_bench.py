@@ -129,8 +129,7 @@ def self_intersection_ratio() -> None:
 
 
 def render_ratio(renders: int) -> None:
-    import pyrender
-    from assay.verifiers.mesh.render import VIEWS, Renderer, gl_platform
+    from assay.verifiers.mesh.render import VIEWS, Renderer
 
     _, candidate = pair()
     center = np.asarray(candidate.bounds.mean(axis=0))
@@ -138,12 +137,9 @@ def render_ratio(renders: int) -> None:
     views = [list(VIEWS)[i % len(VIEWS)] for i in range(renders)]
     # fresh contexts first: pyrender's delete() terminates the EGL display that every context
     # of the process shares, so a live warm context must not see another one deleted
-    platform = gl_platform()
     start = time.perf_counter()
     for view in views:
-        fresh = Renderer.__new__(Renderer)
-        fresh.platform, fresh._pyrender, fresh.size, fresh.renders = platform, pyrender, 128, 0
-        fresh._context = pyrender.OffscreenRenderer(128, 128)
+        fresh = Renderer(128)
         fresh.depth(candidate, center, extent, view)
         fresh.close()
     fresh_s = time.perf_counter() - start
