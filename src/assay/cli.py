@@ -244,7 +244,7 @@ def _score(args: argparse.Namespace) -> int:
     from assay.report import Progress, Summary
     from assay.runner import ScoreOptions
 
-    if args.backend == "local" and (args.address or args.actors):
+    if args.backend == "local" and (args.address is not None or args.actors is not None):
         print("assay: --address and --actors need --backend ray", file=sys.stderr)
         return EXIT_USAGE
     registry = default_registry()

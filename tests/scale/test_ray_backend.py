@@ -157,9 +157,10 @@ def exit_code(argv: list[str]) -> int:
     [
         ["--address", "127.0.0.1:1"],  # a cluster address without --backend ray
         ["--actors", "2"],  # actors are a Ray setting too
+        ["--actors", "0"],  # a falsy value is still a Ray setting given
         ["--backend", "spark"],  # only local and ray exist
     ],
-    ids=["address-needs-ray", "actors-needs-ray", "unknown-backend"],
+    ids=["address-needs-ray", "actors-needs-ray", "zero-actors-needs-ray", "unknown-backend"],
 )
 def test_cli_refuses_ray_options_without_ray(argv: list[str], tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
