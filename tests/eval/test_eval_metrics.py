@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,22 @@ def test_bad_fixture_files_name_file_and_line(tmp_path: Path, text: str, message
     path.write_text(text + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=message):
         load_cases(path, "d")
+
+
+@pytest.mark.parametrize(
+    "separator",
+    ["\u2028", "\u2029", "\x85"],
+    ids=["line-separator", "paragraph-separator", "next-line"],
+)
+def test_a_response_with_a_unicode_line_break_is_one_case(tmp_path: Path, separator: str) -> None:
+    # json.dumps(..., ensure_ascii=False) writes these raw; only "\n" ends a JSONL line
+    row = {"id": "a", "response": f"x{separator}y", "meta": {"expected_status": "incorrect"}}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        json.dumps(row, ensure_ascii=False) + "\r\n" + GOOD.replace('"a"', '"b"'), encoding="utf-8"
+    )
+    first, second = load_cases(path, "d")
+    assert first.row["response"] == f"x{separator}y" and second.id == "b"
 
 
 def test_cases_are_routed_to_their_verifier(tmp_path: Path) -> None:

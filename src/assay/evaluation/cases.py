@@ -87,18 +87,19 @@ def load_cases(path: Path, domain: str) -> list[LabelledCase]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read fixtures {str(path)!r}: {exc}") from exc
     cases: dict[str, LabelledCase] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    # split on "\n" alone: str.splitlines() also breaks inside a JSON string at U+2028, U+0085...
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
-        case = _case(json_line(line, where), domain, where)
+        case = _case(_json_line(line, where), domain, where)
         if case.id in cases:
             raise InputError(f"{where}: duplicate case id {case.id!r}")
         cases[case.id] = case
     return list(cases.values())
 
 
-def json_line(line: str, where: str) -> dict[str, JSON]:
+def _json_line(line: str, where: str) -> dict[str, JSON]:
     try:
         data = json.loads(line)
     except ValueError as exc:
