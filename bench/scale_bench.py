@@ -29,7 +29,6 @@ Run: ``python bench/scale_bench.py [--per-domain 40] [--rounds 3] [--no-ray] [--
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -41,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.evaluation.cases import load_cases
 from assay.records import RawRow
 from assay.registry import Registry, default_registry
 from assay.runner import ScoreOptions, Scorer
@@ -59,11 +59,8 @@ def mixed_batch(registry: Registry, per_domain: int) -> list[dict[str, Any]]:
         path = entry.cls.fixtures
         if path is None or not Path(path).is_file():
             continue
-        lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
-        cases = [json.loads(line) for line in lines[:per_domain]]
-        for case in cases:
-            case.setdefault("domain", entry.name)
-        columns.append(cases)
+        cases = load_cases(Path(path), entry.name)[:per_domain]
+        columns.append([dict(case.row) for case in cases])
     batch: list[dict[str, Any]] = []
     for row in range(max((len(c) for c in columns), default=0)):
         batch += [column[row] for column in columns if row < len(column)]
