@@ -150,10 +150,11 @@ def _run(
         if error is not None:
             outcome.error_kind, outcome.error = "tool_error", error
         return
+    definition = env.tools.get(call.name)
+    own_spec = definition is not None and definition.spec is spec  # checked above
     try:
-        env.call(call.name, call.arguments)
+        env.call(call.name, call.arguments, checked=own_spec)
     except ToolError as exc:
         outcome.error_kind, outcome.error = "tool_error", str(exc)[:300]
         return
-    definition = env.tools.get(call.name)
     outcome.mutated = definition is not None and definition.mutates

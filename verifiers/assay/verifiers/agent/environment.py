@@ -148,14 +148,14 @@ class Environment:
     def tool_specs(cls) -> dict[str, ToolSpec]:
         return {name: definition.spec for name, definition in cls.tools.items()}
 
-    def call(self, name: str, arguments: Mapping[str, JSON]) -> JSON:
+    def call(self, name: str, arguments: Mapping[str, JSON], *, checked: bool = False) -> JSON:
         """Run one tool; raises :class:`ToolError` for an unknown tool, arguments its own
         schema refuses (a task's ``tools`` may be laxer than the environment's), or a refused
-        call."""
+        call. ``checked``: the caller already checked ``arguments`` against this tool's spec."""
         definition = self.tools.get(name)
         if definition is None:
             raise ToolError(f"unknown tool {name!r}")
-        problems = check_arguments(definition.spec, arguments)
+        problems = [] if checked else check_arguments(definition.spec, arguments)
         if problems:
             raise ToolError("; ".join(problems)[:300])
         return getattr(self, definition.method)(**arguments)
