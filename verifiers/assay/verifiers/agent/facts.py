@@ -26,7 +26,7 @@ from assay.errors import MalformedTaskError
 from assay.types import JSON
 
 _NUMBER = re.compile(
-    r"(?<![\w.])(?:(?<=\s)|(?<=^)|(?<=[($€£¥:=]))?(-)?"
+    r"(?<![\w.])(-)?"  # a minus counts only where a word may start
     r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])"
 )
 _WORD = re.compile(r"\w+")
