@@ -30,6 +30,8 @@ PARSE_CASES = [
     ("```python\nimport trimesh\n```", "program", "", "a python fence is a program"),
     ("import manifold3d\nm = 1\n", "program", "", "an unfenced program that imports manifold3d"),
     ("mesh/meshes/block.stl", "path", "stl", "a single path-like line"),
+    (f"``` OBJ {{.mesh}}\n{OBJ}```", "mesh", "obj", "the info string's first word is the format"),
+    ("\n\n    import numpy as np\n", "program", "", "an indented import after blank lines"),
 ]
 
 
@@ -44,8 +46,18 @@ def test_parse_response(response: str, kind: str, file_type: str, why: str) -> N
 
 @pytest.mark.parametrize(
     "response",
-    ["", "A cube of side 2.", "```\n\n```", base64.b64encode(b"hello world, not a mesh").decode()],
-    ids=["empty", "prose", "empty-fence", "base64-of-text"],
+    [
+        "",
+        "A cube of side 2.",
+        "```\n\n```",
+        base64.b64encode(b"hello world, not a mesh").decode(),
+        # hostile shapes that made the old patterns rescan the text from every start (quadratic:
+        # minutes for these); each is read once now
+        "```" * 300_000,
+        "```" + "a" * 300_000,
+        "x" + "\n" * 300_000 + "x",
+    ],
+    ids=["empty", "prose", "empty-fence", "base64-of-text", "fences", "long-info", "newlines"],
 )
 def test_nothing_to_parse(response: str) -> None:
     assert parse_response(response) is None

@@ -31,11 +31,17 @@ __all__ = [
 FORMATS = ("obj", "stl", "ply", "off", "glb")
 """File types a response may hold (``glb`` and binary STL/PLY come base64-encoded)."""
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.DOTALL)
+"""A fence: its info string (no backtick, as in CommonMark) and its body. No two quantifiers
+compete for the same characters, so a hostile response cannot make the scan quadratic."""
+_LANG = re.compile(r"[ \t]*([A-Za-z0-9_+-]*)")
 _CODE_LANGS = {"python", "py", "python3"}
 _B64 = re.compile(r"[A-Za-z0-9+/=\s]+")
 _PATH_MAX = 4096
-_IMPORTS = re.compile(r"^\s*(?:import|from)\s+(?:trimesh|manifold3d|numpy)\b", re.MULTILINE)
+_IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:trimesh|manifold3d|numpy)\b", re.MULTILINE)
+"""An import at the start of a line. Blanks are spaces and tabs, not any whitespace: a
+whitespace run after ``^`` would rescan every following blank line from each line start
+(quadratic on a response of newlines)."""
 
 
 class MeshLoadError(ValueError):
@@ -71,8 +77,9 @@ def parse_response(text: str) -> MeshSource | None:
     """
     blocks = _FENCE.findall(text)
     if blocks:
-        lang, body = blocks[-1]
-        return _classify(body, lang.lower())
+        info, body = blocks[-1]
+        language = _LANG.match(info)
+        return _classify(body, language.group(1).lower() if language else "")
     return _classify(text, "")
 
 
