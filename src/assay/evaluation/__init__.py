@@ -11,10 +11,26 @@ golden baseline, an HTML report with plots.
 
 from __future__ import annotations
 
-from assay.evaluation.baseline import Baseline, Comparison, Flip, compare
-from assay.evaluation.cases import LabelledCase, load_cases
-from assay.evaluation.metrics import Metrics, Outcome, compute_metrics
-from assay.evaluation.run import EvalRun, Evaluator, VerifierRun, select_entries
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# resolved on first use: the CLI imports assay.evaluation.command to build its parser, and must
+# not pay for the runner and the worker pool then (see assay/__init__.py)
+_EXPORTS: dict[str, str] = {
+    "Baseline": "assay.evaluation.baseline",
+    "Comparison": "assay.evaluation.baseline",
+    "EvalRun": "assay.evaluation.run",
+    "Evaluator": "assay.evaluation.run",
+    "Flip": "assay.evaluation.baseline",
+    "LabelledCase": "assay.evaluation.cases",
+    "Metrics": "assay.evaluation.metrics",
+    "Outcome": "assay.evaluation.metrics",
+    "VerifierRun": "assay.evaluation.run",
+    "compare": "assay.evaluation.baseline",
+    "compute_metrics": "assay.evaluation.metrics",
+    "load_cases": "assay.evaluation.cases",
+    "select_entries": "assay.evaluation.run",
+}
 
 __all__ = [
     "Baseline",
@@ -31,3 +47,27 @@ __all__ = [
     "load_cases",
     "select_entries",
 ]
+
+if TYPE_CHECKING:
+    from assay.evaluation.baseline import Baseline as Baseline
+    from assay.evaluation.baseline import Comparison as Comparison
+    from assay.evaluation.baseline import Flip as Flip
+    from assay.evaluation.baseline import compare as compare
+    from assay.evaluation.cases import LabelledCase as LabelledCase
+    from assay.evaluation.cases import load_cases as load_cases
+    from assay.evaluation.metrics import Metrics as Metrics
+    from assay.evaluation.metrics import Outcome as Outcome
+    from assay.evaluation.metrics import compute_metrics as compute_metrics
+    from assay.evaluation.run import EvalRun as EvalRun
+    from assay.evaluation.run import Evaluator as Evaluator
+    from assay.evaluation.run import VerifierRun as VerifierRun
+    from assay.evaluation.run import select_entries as select_entries
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay.evaluation' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
