@@ -35,6 +35,16 @@ def test_one_context_serves_every_render(renderer: Renderer) -> None:
     assert renderer.renders == before + len(VIEWS)
 
 
+def test_one_scene_gives_each_view_what_a_scene_of_its_own_gives(renderer: Renderer) -> None:
+    # the camera is moved between views of one scene; no view may see another's pose
+    shape = trimesh.util.concatenate([box(), trimesh.creation.box((0.5, 2, 0.5))])
+    together = renderer.depths(shape, np.zeros(3), 3.0, VIEWS)
+    assert list(together) == list(VIEWS)
+    for view in VIEWS:
+        assert np.array_equal(together[view], renderer.depth(shape, np.zeros(3), 3.0, view))
+    assert not np.array_equal(together["+x"], together["+y"])
+
+
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_a_shape_matches_itself(renderer: Renderer, view: str) -> None:
     depth = renderer.depth(box(), np.zeros(3), np.sqrt(3), view)

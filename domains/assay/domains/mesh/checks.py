@@ -328,12 +328,13 @@ def render_check(
     task: MeshTask, mesh: trimesh.Trimesh, target: PreparedTarget, renderer: Renderer
 ) -> Check:
     """Silhouette IoU and depth agreement of the candidate's and target's canonical views."""
-    views = []
-    for view in VIEWS:
-        if view not in target.depths:
-            target.depths[view] = renderer.depth(target.mesh, target.center, target.diagonal, view)
-        depth = renderer.depth(mesh, target.center, target.diagonal, view)
-        views.append(compare_views(depth, target.depths[view], target.diagonal, view))
+    missing = [view for view in VIEWS if view not in target.depths]
+    if missing:
+        target.depths.update(renderer.depths(target.mesh, target.center, target.diagonal, missing))
+    depths = renderer.depths(mesh, target.center, target.diagonal, VIEWS)
+    views = [
+        compare_views(depths[view], target.depths[view], target.diagonal, view) for view in VIEWS
+    ]
     worst = min(v.silhouette_iou for v in views)
     mean = float(np.mean([v.silhouette_iou for v in views]))
     limit = task.thresholds["render_iou"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +114,16 @@ class Renderer:
         self, mesh: trimesh.Trimesh, center: NDArray[np.float64], extent: float, view: str
     ) -> NDArray[np.float32]:
         """A depth image (0 where nothing is hit) of ``mesh`` from ``view``."""
+        return self.depths(mesh, center, extent, (view,))[view]
+
+    def depths(
+        self,
+        mesh: trimesh.Trimesh,
+        center: NDArray[np.float64],
+        extent: float,
+        views: Iterable[str],
+    ) -> dict[str, NDArray[np.float32]]:
+        """Depth images of ``mesh`` from each of ``views``: one scene, the camera moved."""
         pyrender = self._pyrender
         scene = pyrender.Scene()
         scene.add(pyrender.Mesh.from_trimesh(mesh, smooth=False))
@@ -120,10 +131,14 @@ class Renderer:
         camera = pyrender.OrthographicCamera(
             xmag=0.75 * extent, ymag=0.75 * extent, znear=near, zfar=far
         )
-        scene.add(camera, pose=camera_pose(center, extent, VIEWS[view]))
-        depth = self._context.render(scene, flags=pyrender.RenderFlags.DEPTH_ONLY)
-        self.renders += 1
-        return orthographic_depth(np.asarray(depth, dtype=np.float64), near, far)
+        node = scene.add(camera)
+        images = {}
+        for view in views:
+            scene.set_pose(node, camera_pose(center, extent, VIEWS[view]))
+            depth = self._context.render(scene, flags=pyrender.RenderFlags.DEPTH_ONLY)
+            self.renders += 1
+            images[view] = orthographic_depth(np.asarray(depth, dtype=np.float64), near, far)
+        return images
 
     def close(self) -> None:
         """Release the GL context.
