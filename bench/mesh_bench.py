@@ -81,14 +81,13 @@ def verdict_breakdown(repeat: int) -> None:
     task = parse_task(reference)
     data = base64.b64decode(response)
     raw = decode_mesh(data, "stl")
-    _, mesh = validity(raw)
+    _, mesh, _ = validity(raw)
     assert mesh is not None
     prepared = verifier._targets.get(dict(task.target or {}), task.samples)  # type: ignore[union-attr]
     points = sample_points(mesh, task.samples, 2)
     parts: dict[str, Callable[[], Any]] = {
         "load (base64 STL decode)": lambda: decode_mesh(data, "stl"),
-        "validity (merge, watertight, winding, volume, self-intersection)": lambda: validity(raw),
-        "bodies (split into connected bodies)": lambda: mesh.split(only_watertight=False),
+        "validity (merge, watertight, winding, bodies, self-intersection)": lambda: validity(raw),
         "constraints (dimensions, genus, stability)": lambda: build.constraint_checks(
             task, mesh, [mesh], float(mesh.volume)
         ),

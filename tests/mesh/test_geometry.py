@@ -94,7 +94,7 @@ VALIDITY_CASES = [
     ("mesh", "expected", "why"), VALIDITY_CASES, ids=[c[2] for c in VALIDITY_CASES]
 )
 def test_validity_report(mesh: trimesh.Trimesh, expected: dict[str, object], why: str) -> None:
-    report, _ = validity(mesh)
+    report, _, _ = validity(mesh)
     for name, value in expected.items():
         got = getattr(report, name)
         if isinstance(value, tuple) and value:

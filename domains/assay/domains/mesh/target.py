@@ -130,7 +130,7 @@ def _prepare(data: bytes, file_type: str, samples: int) -> PreparedTarget:
         raw = decode_mesh(data, file_type)
     except MeshLoadError as exc:
         raise MalformedTaskError(f"target mesh: {exc}") from None
-    report, mesh = validity(raw)
+    report, mesh, _ = validity(raw)
     if mesh is None or not report.watertight or not report.positive_volume:
         raise MalformedTaskError(f"target mesh is not a valid closed solid: {report}")
     try:

@@ -189,7 +189,7 @@ class MeshVerifier(Verifier):
         from assay.domains.mesh import checks as build
         from assay.verifiers.mesh.validity import validity
 
-        report, mesh = validity(raw)
+        report, mesh, bodies = validity(raw)
         gate = [load, *build.validity_checks(report)]
         if mesh is None or not all(c.passed for c in gate):
             return _invalid(gate)
@@ -197,7 +197,6 @@ class MeshVerifier(Verifier):
         if isinstance(solid, Check):
             return _invalid([*gate, solid])
         gate.append(Check("manifold", True, None, "manifold3d accepts the solid"))
-        bodies = list(mesh.split(only_watertight=False))
         outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
         if len(outward) > 1 and not task.allow_interpenetration:
             gate.append(build.interpenetration_check(outward))

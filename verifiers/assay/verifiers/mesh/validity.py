@@ -75,12 +75,21 @@ def merged(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     return copy
 
 
-def validity(mesh: trimesh.Trimesh) -> tuple[ValidityReport, trimesh.Trimesh | None]:
-    """Measure a raw mesh; returns the report and the merged mesh (``None`` if not finite)."""
+def validity(
+    mesh: trimesh.Trimesh,
+) -> tuple[ValidityReport, trimesh.Trimesh | None, list[trimesh.Trimesh]]:
+    """Measure a raw mesh.
+
+    Returns:
+        The report, the merged mesh (``None`` if not finite) and its connected bodies (split
+        only when the mesh is watertight, else empty), for the checks that follow to reuse.
+    """
     if not (np.isfinite(mesh.vertices).all() and np.abs(mesh.vertices).max() <= MAX_COORDINATE):
-        return ValidityReport(
-            finite=False, vertices=len(mesh.vertices), faces=len(mesh.faces)
-        ), None
+        return (
+            ValidityReport(finite=False, vertices=len(mesh.vertices), faces=len(mesh.faces)),
+            None,
+            [],
+        )
     solid = merged(mesh)
     scale = float(np.linalg.norm(solid.extents))
     faces = np.asarray(solid.faces, dtype=np.int64)
@@ -94,8 +103,9 @@ def validity(mesh: trimesh.Trimesh) -> tuple[ValidityReport, trimesh.Trimesh | N
     watertight = boundary == 0 and nonmanifold == 0
     volumes: tuple[float, ...] = ()
     cavities = 0
+    bodies: list[trimesh.Trimesh] = []
     if watertight:
-        bodies = solid.split(only_watertight=False)
+        bodies = list(solid.split(only_watertight=False))
         volumes = tuple(float(body.volume) for body in bodies)
         cavities = _cavities(bodies, volumes)
     pairs = self_intersections(np.asarray(solid.vertices), faces, eps=1e-9 * scale)
@@ -114,7 +124,7 @@ def validity(mesh: trimesh.Trimesh) -> tuple[ValidityReport, trimesh.Trimesh | N
         intersecting_pairs=tuple((int(a), int(b)) for a, b in pairs[:5]),
         cavities=cavities,
     )
-    return report, solid
+    return report, solid, bodies
 
 
 def _cavities(bodies: list[trimesh.Trimesh], volumes: tuple[float, ...]) -> int:
