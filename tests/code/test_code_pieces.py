@@ -43,6 +43,21 @@ def test_extract_code(text: str, expected: str) -> None:
     assert extract_code(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # 20,000 unclosed tagged fences: the first opens a block that runs to the end (this
+        # took 52 s when every opener searched the rest of the text for its closer)
+        (f"{FENCE}a\n" * 20_000, f"{FENCE}a\n" * 20_000),
+        (f"{FENCE}\n" * 20_001 + "x", "x"),  # 10,000 empty blocks, then one left open
+        (f"{FENCE}py\nx = 1\r\n{FENCE}\r\n", f"x = 1\r\n{FENCE}\r\n"),  # only \n ends a line
+    ],
+    ids=["many-unclosed-fences", "many-empty-blocks", "carriage-return"],
+)
+def test_extract_code_hostile_fences(text: str, expected: str) -> None:
+    assert extract_code(text) == expected
+
+
 DIFF = "--- a/p.py\n+++ b/p.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\n`]*)\n(.*?)^[ \t]*```[ \t]*$", re.S | re.M)
-_OPEN_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\n`]*)\n", re.M)
+_OPENER = re.compile(r"[ \t]*```[ \t]*([^\n`]*)\n")
+_CLOSER = re.compile(r"[ \t]*```[ \t]*\n?")
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
 _PATCH_TAGS = {"diff", "patch", "udiff"}
 _DIFF_START = re.compile(r"^(diff --git |--- |Index: )", re.M)
@@ -16,12 +16,35 @@ def _language(info: str) -> str:
 
 
 def _blocks(text: str) -> list[tuple[str, str]]:
-    blocks = [(_language(m.group(1)), m.group(2)) for m in _FENCE.finditer(text)]
-    closed_end = max((m.end() for m in _FENCE.finditer(text)), default=0)
-    tail = _OPEN_FENCE.search(text, closed_end)
-    if tail is not None:  # a fence the model never closed (cut off): take what is there
-        blocks.append((_language(tail.group(1)), text[tail.end() :]))
+    """Fenced blocks ``(language, body)`` in order, one pass over the lines.
+
+    A line of three backticks and an info string opens a block; the next line of three backticks
+    alone closes it. A block the model never closed (cut off) runs to the end of the text. The
+    scan is linear, so a hostile response of many unclosed fences costs no more than its length.
+    """
+    blocks: list[tuple[str, str]] = []
+    language: str | None = None
+    body_start = 0
+    position = 0
+    for line in _lines(text):
+        if language is None:
+            opener = _OPENER.fullmatch(line)
+            if opener is not None:
+                language, body_start = _language(opener.group(1)), position + len(line)
+        elif _CLOSER.fullmatch(line):
+            blocks.append((language, text[body_start:position]))
+            language = None
+        position += len(line)
+    if language is not None:
+        blocks.append((language, text[body_start:]))
     return blocks
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each ``\\n`` only (not at the other breaks ``splitlines`` knows)."""
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    return [*lines, pieces[-1]] if pieces[-1] else lines
 
 
 def extract_code(text: str) -> str:
