@@ -168,6 +168,20 @@ def test_cli_refuses_ray_options_without_ray(argv: list[str], tmp_path: Path) ->
     assert exit_code(["score", str(source), *argv]) == 2
 
 
+@pytest.mark.parametrize(
+    "ray_options",
+    [
+        RayOptions(actors=0),  # no actor could score anything
+        RayOptions(actors=-1),  # once an empty actor list, then an IndexError mid-batch
+        RayOptions(chunk_size=0),
+    ],
+    ids=["zero-actors", "negative-actors", "zero-chunk"],
+)
+def test_ray_backend_refuses_bad_settings(ray_options: RayOptions) -> None:
+    with pytest.raises(ConfigError, match="at least 1"):
+        RayBackend(ScoreOptions(workers=1), ray_options)
+
+
 def test_open_backend_refuses_unknown_names() -> None:
     with pytest.raises(ConfigError, match="local, ray"):
         open_backend("spark", ScoreOptions())

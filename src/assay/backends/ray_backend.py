@@ -133,6 +133,8 @@ class RayBackend:
             raise ConfigError("the Ray backend needs at least 1 worker per actor")
         if self.ray_options.chunk_size < 1 or self.ray_options.chunks_per_actor < 1:
             raise ConfigError("chunk_size and chunks_per_actor must be at least 1")
+        if self.ray_options.actors is not None and self.ray_options.actors < 1:
+            raise ConfigError("the Ray backend needs at least 1 actor (--actors)")
         self.registry = registry or default_registry()
         self._cache = VerdictCache(self.options.cache_dir) if self.options.cache_dir else None
         self._owns_ray = not ray.is_initialized()
@@ -141,7 +143,7 @@ class RayBackend:
         self._specs = {
             e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()
         }
-        count = self.ray_options.actors or self._default_actors()
+        count = self.ray_options.actors or self._default_actors()  # None: from the cluster
         self._slots = [_Slot(self._new_actor()) for _ in range(count)]
 
     def __enter__(self) -> RayBackend:
