@@ -64,6 +64,22 @@ def test_score_end_to_end(tmp_path: Path) -> None:
     assert "mean score" in proc.stderr and "math" in proc.stderr  # the summary table
 
 
+def test_schedule_flags_keep_verdicts_and_order(tmp_path: Path) -> None:
+    # priorities, a per-domain limit (aliases and data_sources resolve) and a warm domain
+    # reorder work between workers, never the output
+    src = write_jsonl(tmp_path / "in.jsonl", GOOD)
+    out = tmp_path / "out.jsonl"
+    flags = ["--priority", "lighteval/MATH=2", "--limit", "gsm8k=1", "--warm", "math"]
+    proc = run("score", str(src), "-o", str(out), "--workers", "2", *flags)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_jsonl(out)
+    assert [(r["id"], r["status"]) for r in rows] == [
+        ("a", "correct"),
+        ("b", "incorrect"),
+        ("c", "correct"),
+    ]
+
+
 def test_bad_input_is_data_and_nothing_is_lost(tmp_path: Path) -> None:
     bad = [
         '{"id": "torn", "domain": "math", "resp',  # malformed JSON
@@ -158,8 +174,21 @@ def test_pathological_item_times_out_without_stalling(tmp_path: Path) -> None:
         (["score", "x.jsonl", "--domain", "mth"], 2, "Did you mean 'math'"),  # typo in --domain
         (["score", "x.jsonl", "--bogus"], 2, "unrecognized arguments"),  # unknown option
         ([], 2, "assay score"),  # no command: help
+        (["score", "x.jsonl", "--limit", "code"], 2, "expected DOMAIN=N"),  # no number
+        (["score", "x.jsonl", "--priority", "math=high"], 2, "expected DOMAIN=N"),  # not a number
+        (["score", "x.jsonl", "--limit", "code=0"], 2, "needs N >= 1"),  # no worker at all
+        (["score", "x.jsonl", "--warm", "mth"], 2, "Did you mean 'math'"),  # typo in --warm
     ],
-    ids=["missing-input", "domain-typo", "bad-option", "no-command"],
+    ids=[
+        "missing-input",
+        "domain-typo",
+        "bad-option",
+        "no-command",
+        "limit-without-number",
+        "priority-not-a-number",
+        "limit-zero",
+        "warm-typo",
+    ],
 )
 def test_exit_codes(args: list[str], code: int, needle: str) -> None:
     proc = run(*args)

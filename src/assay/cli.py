@@ -120,6 +120,29 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--actors", type=int, metavar="N", help="Ray scoring actors (default: CPUs / --workers)"
     )
+    score.add_argument(
+        "--priority",
+        action="append",
+        type=_domain_number,
+        default=[],
+        metavar="DOMAIN=N",
+        help="a free worker takes this domain's items first when N is higher (repeatable)",
+    )
+    score.add_argument(
+        "--limit",
+        action="append",
+        type=_domain_number,
+        default=[],
+        metavar="DOMAIN=N",
+        help="at most N workers on this domain at once (repeatable)",
+    )
+    score.add_argument(
+        "--warm",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="set this domain up in every worker before it takes items (repeatable)",
+    )
     progress = score.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress",
@@ -243,6 +266,7 @@ def _score(args: argparse.Namespace) -> int:
     from assay.registry import default_registry
     from assay.report import Progress, Summary
     from assay.runner import ScoreOptions
+    from assay.scheduling.policy import SchedulePolicy
 
     if args.backend == "local" and (args.address is not None or args.actors is not None):
         print("assay: --address and --actors need --backend ray", file=sys.stderr)
@@ -250,6 +274,14 @@ def _score(args: argparse.Namespace) -> int:
     registry = default_registry()
     if args.domain:
         registry.resolve(args.domain)
+    if any(number < 1 for _, number in args.limit):
+        print("assay: --limit DOMAIN=N needs N >= 1", file=sys.stderr)
+        return EXIT_USAGE
+    schedule = SchedulePolicy(
+        priorities=[(registry.resolve(name), number) for name, number in args.priority],
+        limits=[(registry.resolve(name), number) for name, number in args.limit],
+        warm=[registry.resolve(name) for name in args.warm],
+    )
     if args.resume and not args.output:
         raise InputError("--resume needs -o OUT")
     rows = read_rows(args.input, split=args.split)
@@ -265,6 +297,7 @@ def _score(args: argparse.Namespace) -> int:
         strict=args.strict,
         max_response_chars=args.max_response_chars,
         cache_dir=args.cache,
+        schedule=schedule,
     )
     show = sys.stderr.isatty() if args.progress is None else args.progress
     total = _count_rows(args.input) if show else None  # a second read only for the bar
@@ -290,6 +323,17 @@ def _score(args: argparse.Namespace) -> int:
         if cache_line:
             print(cache_line, file=sys.stderr)
     return EXIT_OK
+
+
+def _domain_number(text: str) -> tuple[str, int]:
+    """``DOMAIN=N`` of ``--priority`` and ``--limit``."""
+    name, sep, number = text.partition("=")
+    try:
+        if not sep or not name.strip():
+            raise ValueError(text)
+        return name.strip(), int(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected DOMAIN=N (e.g. code=2), got {text!r}") from None
 
 
 def _count_rows(source: str) -> int | None:
