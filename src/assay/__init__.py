@@ -7,9 +7,10 @@ that ``import assay`` and the CLI start fast.
 
 from __future__ import annotations
 
-import importlib
 import pkgutil
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 __version__ = "0.1.0"
@@ -63,14 +64,4 @@ if TYPE_CHECKING:
     from assay.verifier import Verifier as Verifier
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, __all__)

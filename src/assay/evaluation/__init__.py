@@ -11,8 +11,9 @@ golden baseline, an HTML report with plots.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
 
 # resolved on first use: the CLI imports assay.evaluation.command to build its parser, and must
 # not pay for the runner and the worker pool then (see assay/__init__.py)
@@ -64,10 +65,4 @@ if TYPE_CHECKING:
     from assay.evaluation.run import select_entries as select_entries
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay.evaluation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, __all__)
