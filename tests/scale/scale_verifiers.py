@@ -20,6 +20,7 @@ import os
 import time
 from pathlib import Path
 
+from assay.registry import Registry, default_registry
 from assay.types import Check, Record, Verdict
 from assay.verifier import Verifier
 
@@ -81,3 +82,13 @@ def _fifo(fifo: str, pid: int) -> Verdict:
     while os.getppid() == parent and time.monotonic() < deadline:
         time.sleep(0.05)  # until the test kills this worker or its parent (then exit too)
     return Verdict.incorrect()
+
+
+def math_and_probe_registry() -> Registry:
+    """The built-in math verifier and :class:`CommandVerifier`, the Ray tests' registry."""
+    registry = Registry()
+    for entry in default_registry().entries():
+        if entry.name == "math":
+            registry.register(entry.cls)
+    registry.register(CommandVerifier)
+    return registry

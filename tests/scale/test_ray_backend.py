@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import ray
 import ray.exceptions
-from scale_verifiers import CommandVerifier
+from scale_verifiers import math_and_probe_registry
 
 import assay
 from assay.backends import open_backend
@@ -28,7 +28,7 @@ from assay.backends.ray_backend import RayBackend, RayOptions
 from assay.cli import main as cli_main
 from assay.errors import ConfigError
 from assay.records import RawRow
-from assay.registry import Registry, default_registry
+from assay.registry import Registry
 from assay.runner import ScoreOptions, Scorer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,12 +37,7 @@ MATH_CASES = ROOT / "fixtures" / "math" / "cases.jsonl"
 
 @pytest.fixture(scope="module")
 def registry() -> Registry:
-    registry = Registry()
-    for entry in default_registry().entries():
-        if entry.name == "math":
-            registry.register(entry.cls)
-    registry.register(CommandVerifier)
-    return registry
+    return math_and_probe_registry()
 
 
 @pytest.fixture(scope="module")

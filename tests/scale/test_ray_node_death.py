@@ -22,11 +22,11 @@ import ray
 import ray.exceptions
 from ray._private.ray_constants import PROCESS_TYPE_RAYLET
 from ray.cluster_utils import Cluster
-from scale_verifiers import CommandVerifier
+from scale_verifiers import math_and_probe_registry
 
 from assay.backends.ray_backend import RayBackend, RayOptions
 from assay.records import RawRow
-from assay.registry import Registry, default_registry
+from assay.registry import Registry
 from assay.runner import ScoreOptions, Scorer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,12 +41,7 @@ FAST_NODE_DEATH = {
 
 @pytest.fixture(scope="module")
 def registry() -> Registry:
-    registry = Registry()
-    for entry in default_registry().entries():
-        if entry.name == "math":
-            registry.register(entry.cls)
-    registry.register(CommandVerifier)
-    return registry
+    return math_and_probe_registry()
 
 
 @pytest.fixture(scope="module")
