@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import traceback
 
+from assay.blame import ResponseFault
 from assay.errors import MalformedTaskError
 from assay.types import Record, Result, Verdict
 from assay.verifier import Verifier
@@ -16,7 +17,8 @@ MALFORMED_TASK = "malformed task"
 def run_verifier(verifier: Verifier, record: Record) -> Result:
     """Score ``record`` with ``verifier``; never raises for anything the verifier does.
 
-    A :class:`~assay.errors.MalformedTaskError` becomes an ``error`` verdict that names the
+    A :class:`~assay.blame.ResponseFault` becomes the response's ``incorrect`` verdict; a
+    :class:`~assay.errors.MalformedTaskError` becomes an ``error`` verdict that names the
     task's fault; a :class:`MemoryError` an ``error`` naming the memory limit; any other
     exception an ``error`` verdict carrying the exception type, message and the innermost frame,
     so a verifier bug is visible and masked, never a silent reward of 0.
@@ -28,6 +30,8 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
             verdict = Verdict.error(
                 f"verifier {verifier.id} returned {type(verdict).__name__}, not a Verdict"
             )
+    except ResponseFault as fault:
+        verdict = fault.verdict()
     except MalformedTaskError as exc:
         verdict = Verdict.error(f"{MALFORMED_TASK}: {exc}")
     except MemoryError:
