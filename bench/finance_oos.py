@@ -1,0 +1,81 @@
+"""Finance: agreement with labels assay was not tuned on, reported apart from the fixtures.
+
+Scores ``fixtures/finance/oos/cases.jsonl`` (hand-written before the answer-reader work; see
+its ``write_cases.py``) and, for comparison in the same run, the in-sample fixtures
+``fixtures/finance/cases.jsonl``. Two agreements per category:
+
+- credit: the label says credited (``correct``) and assay says ``correct``, or neither does;
+- status: assay's status equals the label's exactly.
+
+Every disagreement of the out-of-sample set is listed with the case's note.
+
+Run: ``python bench/finance_oos.py [--workers 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OOS = ROOT / "fixtures" / "finance" / "oos" / "cases.jsonl"
+IN_SAMPLE = ROOT / "fixtures" / "finance" / "cases.jsonl"
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def score(cases: list[dict[str, Any]], workers: int) -> dict[str, Any]:
+    from assay.records import RawRow
+    from assay.runner import ScoreOptions, Scorer
+
+    rows = [RawRow(i, c) for i, c in enumerate(cases, start=1)]
+    with Scorer(ScoreOptions(workers=workers)) as scorer:
+        return {r.id: r for r in scorer.score_rows(rows)}
+
+
+def report(title: str, cases: list[dict[str, Any]], results: dict[str, Any], misses: bool) -> None:
+    credit: Counter[str] = Counter()
+    status: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    wrong = []
+    for case in cases:
+        category = case["meta"].get("category", "?")
+        expected = case["meta"]["expected_status"]
+        got = results[case["id"]].status.value
+        total[category] += 1
+        credit[category] += (expected == "correct") == (got == "correct")
+        status[category] += expected == got
+        if expected != got:
+            wrong.append((case, got, results[case["id"]].verdict.message))
+    n = sum(total.values())
+    print(f"\n{title}: {n} cases")
+    print(f"{'category':<34} {'n':>4} {'credit':>8} {'status':>8}")
+    for category in sorted(total):
+        t = total[category]
+        print(f"{category:<34} {t:>4} {credit[category] / t:>8.2f} {status[category] / t:>8.2f}")
+    print(f"{'all':<34} {n:>4} {sum(credit.values()) / n:>8.3f} {sum(status.values()) / n:>8.3f}")
+    if misses:
+        for case, got, message in wrong:
+            print(f"  {case['id']}: label {case['meta']['expected_status']}, assay {got}"
+                  f" ({case['meta']['note']}){f' | {message}' if message else ''}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    oos = load(OOS)
+    in_sample = load(IN_SAMPLE)
+    report("out of sample (fixtures/finance/oos)", oos, score(oos, args.workers), misses=True)
+    report("in sample (fixtures/finance/cases.jsonl)", in_sample, score(in_sample, args.workers),
+           misses=False)
+
+
+if __name__ == "__main__":
+    main()
