@@ -9,7 +9,7 @@ its ``write_cases.py``) and, for comparison in the same run, the in-sample fixtu
 
 Every disagreement of the out-of-sample set is listed with the case's note.
 
-Run: ``python bench/finance_oos.py [--workers 2]``.
+Run: ``python bench/finance_oos_bench.py [--workers 2]``.
 """
 
 from __future__ import annotations
@@ -62,8 +62,10 @@ def report(title: str, cases: list[dict[str, Any]], results: dict[str, Any], mis
     print(f"{'all':<34} {n:>4} {sum(credit.values()) / n:>8.3f} {sum(status.values()) / n:>8.3f}")
     if misses:
         for case, got, message in wrong:
-            print(f"  {case['id']}: label {case['meta']['expected_status']}, assay {got}"
-                  f" ({case['meta']['note']}){f' | {message}' if message else ''}")
+            print(
+                f"  {case['id']}: label {case['meta']['expected_status']}, assay {got}"
+                f" ({case['meta']['note']}){f' | {message}' if message else ''}"
+            )
 
 
 def main() -> None:
@@ -73,8 +75,12 @@ def main() -> None:
     oos = load(OOS)
     in_sample = load(IN_SAMPLE)
     report("out of sample (fixtures/finance/oos)", oos, score(oos, args.workers), misses=True)
-    report("in sample (fixtures/finance/cases.jsonl)", in_sample, score(in_sample, args.workers),
-           misses=False)
+    report(
+        "in sample (fixtures/finance/cases.jsonl)",
+        in_sample,
+        score(in_sample, args.workers),
+        misses=False,
+    )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ partial score of 0.01-0.5), while assay reads the answer out of model text by de
 wrapping rewrites (``sentence``, ``boxed``) reasoning-gym scores the bare answer inside, and
 assay scores the whole text. Every disagreement is listed with samples.
 
-Run: ``python bench/math_oos.py [--per-dataset 40] [--seed 7]``.
+Run: ``python bench/math_oos_bench.py [--per-dataset 40] [--seed 7]``.
 """
 
 from __future__ import annotations
@@ -29,9 +29,21 @@ from collections.abc import Callable
 from typing import Any
 
 DATASETS = (
-    "basic_arithmetic", "chain_sum", "decimal_arithmetic", "decimal_chain_sum",
-    "fraction_simplification", "gcd", "lcm", "simple_equations", "products", "leg_counting",
-    "count_primes", "gsm_symbolic", "simple_geometry", "complex_arithmetic", "power_function",
+    "basic_arithmetic",
+    "chain_sum",
+    "decimal_arithmetic",
+    "decimal_chain_sum",
+    "fraction_simplification",
+    "gcd",
+    "lcm",
+    "simple_equations",
+    "products",
+    "leg_counting",
+    "count_primes",
+    "gsm_symbolic",
+    "simple_geometry",
+    "complex_arithmetic",
+    "power_function",
 )
 
 INTEGER = re.compile(r"^-?\d{4,}$")
@@ -105,8 +117,17 @@ def main() -> None:
                 print(f"reasoning-gym {name} raised on {rewrite}: {type(exc).__name__}: {exc}")
             theirs[rid] = score
             keys[rid] = (name, rewrite, answer, response)
-            rows.append(RawRow(len(rows) + 1, {"id": rid, "domain": "math", "response": response,
-                                               "reference": {"answer": answer}}))
+            rows.append(
+                RawRow(
+                    len(rows) + 1,
+                    {
+                        "id": rid,
+                        "domain": "math",
+                        "response": response,
+                        "reference": {"answer": answer},
+                    },
+                )
+            )
     with Scorer(ScoreOptions(workers=args.workers)) as scorer:
         ours = {r.id: r.status.value for r in scorer.score_rows(rows)}
 
@@ -121,7 +142,8 @@ def main() -> None:
         if credited_here != credited_there:
             kind = "assay credits, rg does not" if credited_here else "rg credits, assay does not"
             misses[name, rewrite, kind].append(
-                f"{answer!r} -> {response!r}: assay {ours[rid]}, rg {theirs[rid]:.3g}")
+                f"{answer!r} -> {response!r}: assay {ours[rid]}, rg {theirs[rid]:.3g}"
+            )
 
     print(f"{'dataset':<26}" + "".join(f"{r:>12}" for r in REWRITES))
     for name in DATASETS:
