@@ -10,8 +10,9 @@ it as a test failure) listing every case that breaks the rule:
 - ``check_labels``: every case gets exactly its labelled status (and pinned score).
 - ``check_bad_input_typed``: hostile or broken output (empty, huge, binary, deeply nested
   responses; garbage trajectories) gets a zero-score ``incorrect`` / ``unparsable`` verdict,
-  and unusable references a typed verdict (an ``error`` says "malformed task"), never an
-  escaped exception or a timeout.
+  and an unusable reference an ``error`` verdict saying "malformed task" (not a score: the
+  task's fault is masked, never paid or charged to the response), never an escaped exception
+  or a timeout.
 - ``check_deterministic``: the fixtures scored again, in reverse order, give the same verdicts.
 
 Items run through assay's worker pool with the verifier's hard time limit, exactly as
@@ -73,10 +74,12 @@ BAD_STEPS: dict[str, list[dict[str, JSON]]] = {
 BAD_REFERENCES: dict[str, JSON] = {
     "empty-object": {},
     "empty-list": [],
-    "wrong-type": 3.5,
+    "wrong-type": True,
     "nested-garbage": {"answer": {"answer": [None]}, "tests": "x"},
 }
-"""References a verifier must answer with a typed verdict (``error`` with "malformed task")."""
+"""References no verifier can score against: each must get an ``error`` verdict whose message starts
+with "malformed task" (the task's fault, masked), never a score for the response. (A JSON number is
+a usable reference in some domains, math's for one, so the wrong type here is a boolean.)"""
 
 
 class ConformanceError(AssertionError):
@@ -254,6 +257,11 @@ def _probe_problem(probe: Probe, result: Result, verifier: type[Verifier]) -> st
         return f"an exception escaped the verifier: {message}"
     if probe.bad_response and (status not in (Status.INCORRECT, Status.UNPARSABLE)):
         return f"got {status.value} ({result.score:g}); a broken response must score 0"
+    if not probe.bad_response and status is not Status.ERROR:
+        return (
+            f"got {status.value} ({result.score:g}); a broken reference must be an error "
+            f"saying {MALFORMED_TASK!r}"
+        )
     return None
 
 

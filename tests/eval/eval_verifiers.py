@@ -99,6 +99,30 @@ class Lenient(ExactVerifier):
         return super().verify(record)
 
 
+class TrustsAnyReference(ExactVerifier):
+    """Pays the response when the reference has no usable answer (nothing to compare it with)."""
+
+    name: ClassVar[str] = "trusts_any_reference"
+
+    def verify(self, record: Record) -> Verdict:
+        gold = record.reference.get("answer") if isinstance(record.reference, dict) else None
+        if not isinstance(gold, str) or not gold:
+            return Verdict.correct()
+        return super().verify(record)
+
+
+class BlamesResponseForReference(ExactVerifier):
+    """Charges the response (an unmasked 0) for a reference it cannot use."""
+
+    name: ClassVar[str] = "blames_response"
+
+    def verify(self, record: Record) -> Verdict:
+        gold = record.reference.get("answer") if isinstance(record.reference, dict) else None
+        if not isinstance(gold, str) or not gold:
+            return Verdict.incorrect(message="no answer to compare with")
+        return super().verify(record)
+
+
 _calls = itertools.count()
 
 

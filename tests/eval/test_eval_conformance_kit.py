@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 from eval_verifiers import (
     ANSWERS,
+    BlamesResponseForReference,
     CrashOnEmpty,
     CreditsLongAnswers,
     ExactVerifier,
     Flaky,
     Lenient,
+    TrustsAnyReference,
     fixture_lines,
 )
 
@@ -49,6 +51,11 @@ BROKEN = [
     (CrashOnEmpty, "check_labels", "exact-006: label unparsable, got error"),
     # a 200,000-character response is credited: a reward hack
     (CreditsLongAnswers, "check_bad_input_typed", "response:huge: got correct"),
+    # a reference with no answer is paid as correct, where the contract wants a masked error
+    (TrustsAnyReference, "check_bad_input_typed", "reference:empty-object: got correct"),
+    (TrustsAnyReference, "check_bad_input_typed", "reference:wrong-type: got correct"),
+    # ... or charged to the response as an unmasked 0
+    (BlamesResponseForReference, "check_bad_input_typed", "reference:wrong-type: got incorrect"),
     # the hostile case mentions the answer without giving it
     (Lenient, "check_known_bad_not_correct", "exact-005: label incorrect, got correct"),
     # state leaks across calls, so a second scoring differs
