@@ -15,6 +15,7 @@ import pytest
 from bundled_eval import EvalOutput
 
 from assay.registry import list_domains
+from assay.testing import Conformance
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:
@@ -50,3 +51,21 @@ def verdicts(bundled: EvalOutput) -> dict[str, str]:
 def test_fixture_case(verdicts: dict[str, str], case: dict[str, Any]) -> None:
     expected = case["meta"]["expected_status"]
     assert verdicts[case["id"]] == expected, case["meta"].get("note", "")
+
+
+# Cases per verifier for the determinism check (each scored twice): the code domain runs
+# programs in the sandbox and mesh loads meshes, so they get fewer.
+DETERMINISM_SAMPLE = {"code": 10, "mesh": 6}
+DEFAULT_DETERMINISM_SAMPLE = 16
+
+
+@pytest.mark.parametrize("name", [e.name for e in list_domains()])
+def test_verifier_is_deterministic(name: str) -> None:
+    # A sample of the fixtures (the same cases every run, every category represented) scored
+    # twice, the second time in reverse order in the same warm workers: a verdict that changes
+    # for the same input is noise in the reward.
+    entry = next(e for e in list_domains() if e.name == name)
+    size = DETERMINISM_SAMPLE.get(name, DEFAULT_DETERMINISM_SAMPLE)
+    conformance = Conformance(entry.cls, workers=2, sample=size)
+    assert len(conformance.cases()) == size
+    conformance.check_deterministic()

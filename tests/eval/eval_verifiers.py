@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -134,6 +136,43 @@ class Flaky(ExactVerifier):
     def verify(self, record: Record) -> Verdict:
         if next(_calls) % 3 == 2:
             return Verdict.incorrect(message="unlucky call")
+        return super().verify(record)
+
+
+CALLS_DIR = "ASSAY_TEST_CALLS_DIR"
+"""Environment variable naming the directory where the call counters below keep their state."""
+
+
+def nth_call(verifier: str, record: Record) -> int:
+    """How many times ``verifier`` has scored ``record`` (1 on the first call), in any process."""
+    counter = Path(os.environ[CALLS_DIR]) / f"{verifier}-{record.id}"
+    with counter.open("a", encoding="utf-8") as handle:
+        handle.write(".")
+    return len(counter.read_text(encoding="utf-8"))
+
+
+class SecondThoughts(ExactVerifier):
+    """Not deterministic: the second time it scores the same case, a correct answer is wrong."""
+
+    name: ClassVar[str] = "second_thoughts"
+
+    def verify(self, record: Record) -> Verdict:
+        verdict = super().verify(record)
+        if nth_call(self.name, record) == 2 and verdict.score == 1.0:
+            return Verdict.incorrect(message="changed its mind")
+        return verdict
+
+
+class SlowOnce(ExactVerifier):
+    """Deterministic, but its first scoring of ``exact-001`` runs past the time limit (as on a
+    loaded machine)."""
+
+    name: ClassVar[str] = "slow_once"
+    default_timeout_s: ClassVar[float] = 1.0
+
+    def verify(self, record: Record) -> Verdict:
+        if record.id == "exact-001" and nth_call(self.name, record) == 1:
+            time.sleep(30)
         return super().verify(record)
 
 

@@ -15,8 +15,10 @@ from eval_verifiers import (
     fixture_lines,
 )
 
+from assay.evaluation.cases import LabelledCase
 from assay.registry import list_domains
-from assay.testing import Conformance, ConformanceError
+from assay.testing import Conformance, ConformanceError, sample_cases
+from assay.types import Status
 from assay.verifier import Verifier
 
 
@@ -89,3 +91,33 @@ def test_registered_verifiers_answer_bad_input_with_typed_verdicts(name: str) ->
     conformance = Conformance(entry.cls, workers=2)
     conformance.check_registered()
     conformance.check_bad_input_typed()
+
+
+def _case(case_id: str, category: str) -> LabelledCase:
+    return LabelledCase(case_id, Status.CORRECT, None, category, {"id": case_id})
+
+
+SAMPLES = [
+    # every category before any twice; within one, spread through the file; file order kept
+    (["a", "a", "a", "a", "b", "c"], 3, ["0", "4", "5"]),
+    (["a", "a", "a", "a", "b", "c"], 4, ["0", "2", "4", "5"]),
+    # one category: evenly spaced
+    (["", "", "", "", "", "", "", ""], 4, ["0", "2", "4", "6"]),
+    # more places than cases: all of them
+    (["a", "b"], 5, ["0", "1"]),
+    # a small category runs out, the places go to the others
+    (["a", "b", "b", "b", "b"], 4, ["0", "1", "2", "3"]),
+]
+
+
+@pytest.mark.parametrize(("categories", "size", "ids"), SAMPLES)
+def test_sample_cases(categories: list[str], size: int, ids: list[str]) -> None:
+    cases = [_case(str(i), c) for i, c in enumerate(categories)]
+    assert [c.id for c in sample_cases(cases, size)] == ids
+
+
+def test_a_sample_still_catches_a_flaky_verifier() -> None:
+    conformance = Conformance(Flaky, sample=4)
+    assert len(conformance.cases()) == 4
+    with pytest.raises(ConformanceError, match="change when scored again"):
+        conformance.check_deterministic()
