@@ -36,7 +36,7 @@ is kept). No verdict cache is used. See docs/eval.md.
 EVAL_EPILOG = f"""exit codes:
   0  no regression (or --update-baseline wrote the file)
   1  assay itself failed (e.g. worker processes cannot start)
-  2  bad command line (unknown domain)
+  2  bad command line (unknown domain, --workers 0)
   3  a fixture or baseline file cannot be read or written
   {EXIT_REGRESSION}  regression: a verdict flipped without a version bump, a false-positive rate
      higher than the baseline's, or a verdict that changed when the same case was scored again
