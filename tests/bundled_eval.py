@@ -30,8 +30,16 @@ class EvalOutput:
 
     def statuses(self) -> dict[str, str]:
         """Case id -> status the run gave it, over every verifier."""
+        return {case_id: status for case_id, (status, _) in self.verdicts().items()}
+
+    def verdicts(self) -> dict[str, tuple[str, float]]:
+        """Case id -> (status, score) the run gave it, over every verifier."""
         data = json.loads(self.json.read_text(encoding="utf-8"))
-        return {case["id"]: case["status"] for run in data["verifiers"] for case in run["cases"]}
+        return {
+            case["id"]: (case["status"], case["score"])
+            for run in data["verifiers"]
+            for case in run["cases"]
+        }
 
 
 def run_bundled_eval(out: Path) -> EvalOutput:

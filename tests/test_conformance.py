@@ -1,7 +1,8 @@
 """Every registered verifier scores its own labelled fixtures as labelled.
 
 Gold answers must come out ``correct`` and known-bad ones must not; each case's
-``meta.expected_status`` is the exact status expected. The verdicts come from the session's one
+``meta.expected_status`` is the exact status expected, and a ``partial`` case's score is pinned by
+``meta.expected_score`` (within 1e-6) or bounded by ``meta.expected_score_range``. The verdicts come from the session's one
 ``assay eval`` run (tests/bundled_eval.py), which scores every case through the worker pool.
 """
 
@@ -15,6 +16,7 @@ import pytest
 from bundled_eval import EvalOutput
 
 from assay.registry import list_domains
+from assay.testing import Conformance
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:
@@ -39,14 +41,52 @@ def test_every_verifier_has_fixtures() -> None:
 
 
 @pytest.fixture(scope="module")
-def verdicts(bundled: EvalOutput) -> dict[str, str]:
+def verdicts(bundled: EvalOutput) -> dict[str, tuple[str, float]]:
     # the session's one `assay eval` run (worker pool, no cache) scored every case
-    statuses = bundled.statuses()
-    assert statuses, bundled.stdout
-    return statuses
+    verdicts = bundled.verdicts()
+    assert verdicts, bundled.stdout
+    return verdicts
+
+
+SCORE_TOLERANCE = 1e-6
 
 
 @pytest.mark.parametrize("case", [case for _, case in CASES], ids=[case["id"] for _, case in CASES])
-def test_fixture_case(verdicts: dict[str, str], case: dict[str, Any]) -> None:
-    expected = case["meta"]["expected_status"]
-    assert verdicts[case["id"]] == expected, case["meta"].get("note", "")
+def test_fixture_case(verdicts: dict[str, tuple[str, float]], case: dict[str, Any]) -> None:
+    meta = case["meta"]
+    status, score = verdicts[case["id"]]
+    assert status == meta["expected_status"], meta.get("note", "")
+    if "expected_score" in meta:
+        assert score == pytest.approx(meta["expected_score"], abs=SCORE_TOLERANCE), meta["note"]
+    if "expected_score_range" in meta:
+        low, high = meta["expected_score_range"]
+        assert low - SCORE_TOLERANCE <= score <= high + SCORE_TOLERANCE, meta["note"]
+
+
+PARTIAL = [case for _, case in CASES if case["meta"]["expected_status"] == "partial"]
+
+
+@pytest.mark.parametrize("case", PARTIAL, ids=[case["id"] for case in PARTIAL])
+def test_every_partial_case_labels_its_score(case: dict[str, Any]) -> None:
+    # A partial verdict's score is the reward: the label says what it must be (or, where it
+    # rests on sampling or rendering, the range it must fall in), not only the status.
+    meta = case["meta"]
+    assert ("expected_score" in meta) != ("expected_score_range" in meta), meta["note"]
+
+
+# Cases per verifier for the determinism check (each scored twice): the code domain runs
+# programs in the sandbox and mesh loads meshes, so they get fewer.
+DETERMINISM_SAMPLE = {"code": 10, "mesh": 6}
+DEFAULT_DETERMINISM_SAMPLE = 16
+
+
+@pytest.mark.parametrize("name", [e.name for e in list_domains()])
+def test_verifier_is_deterministic(name: str) -> None:
+    # A sample of the fixtures (the same cases every run, every category represented) scored
+    # twice, the second time in reverse order in the same warm workers: a verdict that changes
+    # for the same input is noise in the reward.
+    entry = next(e for e in list_domains() if e.name == name)
+    size = DETERMINISM_SAMPLE.get(name, DEFAULT_DETERMINISM_SAMPLE)
+    conformance = Conformance(entry.cls, workers=2, sample=size)
+    assert len(conformance.cases()) == size
+    conformance.check_deterministic()

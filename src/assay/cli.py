@@ -10,20 +10,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from assay import __version__
-from assay.errors import AssayError, InputError, UnknownDomainError
+from assay.errors import AssayError, ConfigError, InputError, UnknownDomainError
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_STRICT = 4
+EXIT_REGRESSION = 5
+"""``assay eval`` only (assay.evaluation.command.EXIT_REGRESSION)."""
 
 EXIT_CODES = f"""exit codes:
   {EXIT_OK}  done: every record has a verdict in the output (bad records included, as verdicts)
   {EXIT_FAILURE}  assay itself failed (e.g. worker processes cannot start); the message says why
-  {EXIT_USAGE}  bad command line (unknown option or domain)
+  {EXIT_USAGE}  bad command line (unknown option or domain, an invalid value)
   {EXIT_INPUT}  the input cannot be opened or the output cannot be written
   {EXIT_STRICT}  --strict and a record could not be scored
+  {EXIT_REGRESSION}  assay eval: a regression against the baseline (see assay eval --help)
 """
 
 MAIN_HELP = """Verifiers and rewards for RL post-training.
@@ -42,8 +45,9 @@ SCORE_HELP = """Score every record of IN and write one verdict line per record, 
 A record is a JSON object: {"id", "domain", "response", "reference", "group"?, "prompt"?,
 "steps"?, "meta"?}; verl rows (data_source, reward_model.ground_truth) work too. Each output
 line has: id, domain, status (correct | partial | incorrect | unparsable | timeout | error),
-score in [0, 1], checks, steps, verifier (name@version), elapsed_ms, error. A trainer must mask
-"error" and "timeout" rather than read them as reward 0. See docs/formats.md.
+score in [0, 1], checks, steps, verifier (name@version), elapsed_ms, error, message, and the
+record's group and meta when it has them. A trainer must mask "error" and "timeout" rather than
+read them as reward 0. See docs/formats.md.
 """
 
 
@@ -238,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("eval", "new-verifier"):
             return int(args.handler(args))
         return _domains(args)
-    except UnknownDomainError as exc:
+    except (UnknownDomainError, ConfigError) as exc:
+        # a value given on the command line (a domain, a worker count, a backend) is invalid
         print(f"assay: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except InputError as exc:

@@ -10,9 +10,13 @@ it as a test failure) listing every case that breaks the rule:
 - ``check_labels``: every case gets exactly its labelled status (and pinned score).
 - ``check_bad_input_typed``: hostile or broken output (empty, huge, binary, deeply nested
   responses; garbage trajectories) gets a zero-score ``incorrect`` / ``unparsable`` verdict,
-  and unusable references a typed verdict (an ``error`` says "malformed task"), never an
-  escaped exception or a timeout.
+  and an unusable reference an ``error`` verdict saying "malformed task" (not a score: the
+  task's fault is masked, never paid or charged to the response), never an escaped exception
+  or a timeout.
 - ``check_deterministic``: the fixtures scored again, in reverse order, give the same verdicts.
+
+``Conformance(cls, sample=N)`` runs every check over at most ``N`` of the fixtures, drawn the
+same way each time (round robin over ``meta.category`` in file order), to keep a suite fast.
 
 Items run through assay's worker pool with the verifier's hard time limit, exactly as
 ``assay score`` runs them (the verifier class must be importable from its module).
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.boundary import MALFORMED_TASK
-from assay.errors import UnknownDomainError
+from assay.errors import ConfigError, UnknownDomainError
 from assay.evaluation.cases import LabelledCase, load_cases
 from assay.evaluation.metrics import Outcome
 from assay.evaluation.run import Evaluator
@@ -73,10 +77,12 @@ BAD_STEPS: dict[str, list[dict[str, JSON]]] = {
 BAD_REFERENCES: dict[str, JSON] = {
     "empty-object": {},
     "empty-list": [],
-    "wrong-type": 3.5,
+    "wrong-type": True,
     "nested-garbage": {"answer": {"answer": [None]}, "tests": "x"},
 }
-"""References a verifier must answer with a typed verdict (``error`` with "malformed task")."""
+"""References no verifier can score against: each must get an ``error`` verdict whose message starts
+with "malformed task" (the task's fault, masked), never a score for the response. (A JSON number is
+a usable reference in some domains, math's for one, so the wrong type here is a boolean.)"""
 
 
 class ConformanceError(AssertionError):
@@ -99,14 +105,20 @@ class Conformance:
         verifier: The class under test.
         fixtures: Its labelled cases (default: ``verifier.fixtures``).
         workers: Worker processes to score with.
+        sample: At most this many cases (see :func:`sample_cases`); ``None``: all of them.
     """
 
     def __init__(
-        self, verifier: type[Verifier], fixtures: Path | None = None, workers: int = 1
+        self,
+        verifier: type[Verifier],
+        fixtures: Path | None = None,
+        workers: int = 1,
+        sample: int | None = None,
     ) -> None:
         self.verifier = verifier
         self.fixtures = Path(fixtures) if fixtures else verifier.fixtures
         self.workers = workers
+        self.sample = sample
         self._outcomes: tuple[Outcome, ...] | None = None
 
     # the checks ---------------------------------------------------------------------------
@@ -198,7 +210,8 @@ class Conformance:
                 f"{self.verifier.__qualname__} declares no fixtures (set the class attribute "
                 "`fixtures` to a JSONL file of labelled cases)"
             )
-        return load_cases(Path(self.fixtures), self.verifier.name)
+        cases = load_cases(Path(self.fixtures), self.verifier.name)
+        return cases if self.sample is None else sample_cases(cases, self.sample)
 
     def outcomes(self) -> tuple[Outcome, ...]:
         """The fixtures scored once (cached for the checks that share them)."""
@@ -245,6 +258,34 @@ class Conformance:
         return f"{self.verifier.__qualname__} fixtures {self.fixtures}"
 
 
+def sample_cases(cases: Sequence[LabelledCase], size: int) -> list[LabelledCase]:
+    """At most ``size`` cases, the same ones every time.
+
+    The places are dealt to the ``meta.category`` values in turn (in order of first appearance),
+    so every kind of case is represented before any kind twice; within a category the cases taken
+    are spread evenly through its file order. The result keeps file order.
+    """
+    if size < 1:
+        raise ConfigError(f"sample size must be at least 1, got {size}")
+    by_category: dict[str, list[int]] = {}
+    for index, case in enumerate(cases):
+        by_category.setdefault(case.category, []).append(index)
+    queues = list(by_category.values())
+    quota = [0] * len(queues)
+    left = min(size, len(cases))
+    while left:
+        for n, queue in enumerate(queues):
+            if left and quota[n] < len(queue):
+                quota[n] += 1
+                left -= 1
+    chosen = [
+        queue[(j * len(queue)) // k]
+        for queue, k in zip(queues, quota, strict=True)
+        for j in range(k)
+    ]
+    return [cases[i] for i in sorted(chosen)]
+
+
 def _probe_problem(probe: Probe, result: Result, verifier: type[Verifier]) -> str | None:
     status, message = result.status, result.verdict.message or ""
     escaped = message.startswith(f"verifier {verifier.name}@{verifier.version} ")
@@ -254,6 +295,11 @@ def _probe_problem(probe: Probe, result: Result, verifier: type[Verifier]) -> st
         return f"an exception escaped the verifier: {message}"
     if probe.bad_response and (status not in (Status.INCORRECT, Status.UNPARSABLE)):
         return f"got {status.value} ({result.score:g}); a broken response must score 0"
+    if not probe.bad_response and status is not Status.ERROR:
+        return (
+            f"got {status.value} ({result.score:g}); a broken reference must be an error "
+            f"saying {MALFORMED_TASK!r}"
+        )
     return None
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -99,6 +101,30 @@ class Lenient(ExactVerifier):
         return super().verify(record)
 
 
+class TrustsAnyReference(ExactVerifier):
+    """Pays the response when the reference has no usable answer (nothing to compare it with)."""
+
+    name: ClassVar[str] = "trusts_any_reference"
+
+    def verify(self, record: Record) -> Verdict:
+        gold = record.reference.get("answer") if isinstance(record.reference, dict) else None
+        if not isinstance(gold, str) or not gold:
+            return Verdict.correct()
+        return super().verify(record)
+
+
+class BlamesResponseForReference(ExactVerifier):
+    """Charges the response (an unmasked 0) for a reference it cannot use."""
+
+    name: ClassVar[str] = "blames_response"
+
+    def verify(self, record: Record) -> Verdict:
+        gold = record.reference.get("answer") if isinstance(record.reference, dict) else None
+        if not isinstance(gold, str) or not gold:
+            return Verdict.incorrect(message="no answer to compare with")
+        return super().verify(record)
+
+
 _calls = itertools.count()
 
 
@@ -110,6 +136,43 @@ class Flaky(ExactVerifier):
     def verify(self, record: Record) -> Verdict:
         if next(_calls) % 3 == 2:
             return Verdict.incorrect(message="unlucky call")
+        return super().verify(record)
+
+
+CALLS_DIR = "ASSAY_TEST_CALLS_DIR"
+"""Environment variable naming the directory where the call counters below keep their state."""
+
+
+def nth_call(verifier: str, record: Record) -> int:
+    """How many times ``verifier`` has scored ``record`` (1 on the first call), in any process."""
+    counter = Path(os.environ[CALLS_DIR]) / f"{verifier}-{record.id}"
+    with counter.open("a", encoding="utf-8") as handle:
+        handle.write(".")
+    return len(counter.read_text(encoding="utf-8"))
+
+
+class SecondThoughts(ExactVerifier):
+    """Not deterministic: the second time it scores the same case, a correct answer is wrong."""
+
+    name: ClassVar[str] = "second_thoughts"
+
+    def verify(self, record: Record) -> Verdict:
+        verdict = super().verify(record)
+        if nth_call(self.name, record) == 2 and verdict.score == 1.0:
+            return Verdict.incorrect(message="changed its mind")
+        return verdict
+
+
+class SlowOnce(ExactVerifier):
+    """Deterministic, but its first scoring of ``exact-001`` runs past the time limit (as on a
+    loaded machine)."""
+
+    name: ClassVar[str] = "slow_once"
+    default_timeout_s: ClassVar[float] = 1.0
+
+    def verify(self, record: Record) -> Verdict:
+        if record.id == "exact-001" and nth_call(self.name, record) == 1:
+            time.sleep(30)
         return super().verify(record)
 
 

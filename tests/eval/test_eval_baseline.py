@@ -177,7 +177,7 @@ def test_a_verifier_missing_from_the_baseline_is_a_note() -> None:
         # a corrupt baseline is an input error
         (["eval", "--domains", "math", "--baseline", "{tmp}/bad.json"], 3, "not an assay eval"),
         # hard timeouts need worker processes
-        (["eval", "--domains", "math", "--workers", "0"], 1, "at least one worker"),
+        (["eval", "--domains", "math", "--workers", "0"], 2, "at least one worker"),
     ],
     ids=["unknown-domain", "missing-baseline", "corrupt-baseline", "no-workers"],
 )

@@ -123,6 +123,24 @@ BAD_FIXTURES = [
         '{"id": "a", "meta": {"expected_status": "partial", "expected_score": "half"}}',
         "expected_score must be a number",
     ),
+    # a score range must be [low, high] inside [0, 1], and not given beside a pinned score
+    (
+        '{"id": "a", "meta": {"expected_status": "partial", "expected_score_range": [0.6, 0.4]}}',
+        "expected_score_range must be .low, high. with 0 <= low <= high <= 1",
+    ),
+    (
+        '{"id": "a", "meta": {"expected_status": "partial", "expected_score_range": [0.4]}}',
+        "expected_score_range must be .low, high. with 0 <= low <= high <= 1",
+    ),
+    (
+        '{"id": "a", "meta": {"expected_status": "partial", "expected_score_range": [0, 1.5]}}',
+        "expected_score_range must be .low, high. with 0 <= low <= high <= 1",
+    ),
+    (
+        '{"id": "a", "meta": {"expected_status": "partial", "expected_score": 0.5,'
+        ' "expected_score_range": [0.4, 0.6]}}',
+        "not both",
+    ),
     # the same id twice would make the baseline ambiguous
     (f"{GOOD}\n{GOOD}", ":2: duplicate case id 'a'"),
 ]
@@ -131,7 +149,18 @@ BAD_FIXTURES = [
 @pytest.mark.parametrize(
     ("text", "message"),
     BAD_FIXTURES,
-    ids=["not-json", "array", "no-meta", "bad-label", "bad-score", "dup"],
+    ids=[
+        "not-json",
+        "array",
+        "no-meta",
+        "bad-label",
+        "bad-score",
+        "range-reversed",
+        "range-short",
+        "range-above-1",
+        "range-and-score",
+        "dup",
+    ],
 )
 def test_bad_fixture_files_name_file_and_line(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "cases.jsonl"
@@ -183,3 +212,31 @@ def test_verifiers_without_a_fixture_file_are_skipped_with_the_reason() -> None:
         ("missing_file", "its fixtures '/nonexistent/cases.jsonl' are not there"),
         ("no_fixtures", "declares no fixtures"),
     )
+
+
+# range, got score, agrees (a partial label and a partial verdict)
+RANGES = [
+    ((0.6, 0.62), 0.61, True),
+    # the bounds are inclusive (within the score tolerance)
+    ((0.6, 0.62), 0.6, True),
+    ((0.6, 0.62), 0.62 + 5e-7, True),
+    # outside on either side
+    ((0.6, 0.62), 0.5999, False),
+    ((0.6, 0.62), 0.63, False),
+]
+
+
+@pytest.mark.parametrize(("bounds", "score", "agrees"), RANGES)
+def test_a_labelled_score_range(bounds: tuple[float, float], score: float, agrees: bool) -> None:
+    case = LabelledCase("c", Status.PARTIAL, None, "", {"id": "c"}, bounds)
+    assert Outcome(case, _result("partial", score)).agrees is agrees
+
+
+def test_a_score_range_is_read_from_the_fixture(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    line = (
+        '{"id": "a", "meta": {"expected_status": "partial", "expected_score_range": [0.25, 0.5]}}'
+    )
+    path.write_text(line + "\n", encoding="utf-8")
+    (case,) = load_cases(path, "d")
+    assert (case.expected_score, case.expected_score_range) == (None, (0.25, 0.5))

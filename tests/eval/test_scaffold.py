@@ -118,7 +118,7 @@ def test_scaffold_and_the_documented_plugin_pass(tmp_path: Path) -> None:
 def test_bad_names_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, message: str
 ) -> None:
-    assert main(["new-verifier", name, "--dir", str(tmp_path / "p")]) == 1
+    assert main(["new-verifier", name, "--dir", str(tmp_path / "p")]) == 2  # a bad value
     assert message in capsys.readouterr().err
     assert not (tmp_path / "p").exists()
 
@@ -128,7 +128,7 @@ def test_existing_directory_is_not_overwritten(
 ) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "keep.txt").write_text("mine")
-    assert main(["new-verifier", "units", "--dir", str(tmp_path / "p")]) == 1
+    assert main(["new-verifier", "units", "--dir", str(tmp_path / "p")]) == 2
     assert "--force" in capsys.readouterr().err
 
 

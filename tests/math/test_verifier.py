@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import inspect
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -256,22 +255,45 @@ HOSTILE = [
 
 
 @pytest.fixture
-def no_string_evaluation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Fail the test if any text reaches sympy's string parser (which ends in eval)."""
+def string_evaluations(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every text handed to sympy's string parser (``sympify`` of a str ends there, then in eval).
+
+    The spy records and passes through, so no ``except`` between it and the test can hide a call;
+    the parse caches are cleared so text seen earlier in the session takes the real path again.
+    """
+    import importlib
+
     import latex2sympy2_extended.latex2sympy2 as l2s
     from sympy.parsing import sympy_parser
 
+    grade, parse, scalar = (
+        importlib.import_module(f"assay.verifiers.math.{name}")
+        for name in ("grade", "parse", "scalar")
+    )
+
     original = sympy_parser.parse_expr
+    calls: list[str] = []
 
-    def forbidden(text: str, *args: Any, **kwargs: Any) -> Any:
-        # The LaTeX lexer hands its number tokens (digits only) to sympy.Number: harmless.
-        if isinstance(text, str) and re.fullmatch(r"[\d.,\s]+", text):
-            return original(text, *args, **kwargs)
-        raise AssertionError(f"string evaluation attempted: {text!r}")
+    def recording(text: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(str(text))
+        return original(text, *args, **kwargs)
 
-    monkeypatch.setattr(sympy_parser, "parse_expr", forbidden)
-    monkeypatch.setattr(l2s, "parse_expr", forbidden)
-    yield
+    monkeypatch.setattr(sympy_parser, "parse_expr", recording)
+    monkeypatch.setattr(l2s, "parse_expr", recording)
+    caches = (scalar.parse_latex, parse.parse_answer, grade.prepare_gold)
+    for cached in caches:
+        cached.cache_clear()
+    yield calls
+    for cached in caches:
+        cached.cache_clear()
+
+
+def test_string_evaluation_spy_sees_sympy_number(string_evaluations: list[str]) -> None:
+    # The spy itself bites: latex2sympy2's own number reading (sympy.Number(text)) is caught.
+    import sympy
+
+    assert sympy.Number("12") == 12
+    assert string_evaluations == ["12"]
 
 
 @pytest.mark.parametrize(
@@ -289,15 +311,110 @@ def no_string_evaluation(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     ],
 )
 def test_hostile_output_is_a_verdict(
-    verifier: MathVerifier, no_string_evaluation: None, response: str
+    verifier: MathVerifier, string_evaluations: list[str], response: str
 ) -> None:
     verdict = run(verifier, response, "5")
     assert verdict.status in (Status.INCORRECT, Status.UNPARSABLE)
+    assert string_evaluations == []
 
 
-def test_plain_text_math_needs_no_eval(verifier: MathVerifier, no_string_evaluation: None) -> None:
-    # Plain-text math is transliterated to LaTeX; parse_expr is never called.
-    assert run(verifier, "\\boxed{sqrt(3)/3 + x**2}", "x^2 + \\frac{1}{\\sqrt{3}}").score == 1.0
+# Answers whose numbers go through the LaTeX parser (not the plain-literal fast path).
+NUMBERS_IN_EXPRESSIONS = [
+    ("\\boxed{sqrt(3)/3 + x**2}", "x^2 + \\frac{1}{\\sqrt{3}}", 1.0),
+    ("\\boxed{0.5x + 2}", "\\frac{x}{2} + 2", 1.0),
+    ("\\boxed{1.5E-7 \\pi}", "1.5 \\times 10^{-7} \\pi", 1.0),
+    ("\\boxed{1,000 + x}", "x + 1000", 1.0),
+    ("\\boxed{007 y}", "7y", 1.0),
+    ("\\boxed{3.25 + \\sqrt{2}}", "\\frac{13}{4} + \\sqrt{2}", 1.0),
+    ("\\boxed{2.5 + \\sqrt{2}}", "3 + \\sqrt{2}", 0.0),
+]
+
+
+@pytest.mark.parametrize(("response", "reference", "score"), NUMBERS_IN_EXPRESSIONS)
+def test_numbers_in_expressions_need_no_eval(
+    verifier: MathVerifier,
+    string_evaluations: list[str],
+    response: str,
+    reference: str,
+    score: float,
+) -> None:
+    # Plain-text math is transliterated to LaTeX, and the LaTeX parser's number tokens are read
+    # with int / sympy.Float: parse_expr is never called, yet the numbers keep their values.
+    assert run(verifier, response, reference).score == score
+    assert string_evaluations == []
+
+
+# Texts whose parse must not change by replacing latex2sympy2's sympy.Number(text) calls.
+LIBRARY_PARITY = [
+    "0.5x",
+    "1.5E-7",
+    "2e10 + y",
+    "1,000.5",
+    "-1,000",
+    "0,111",
+    "1,234,567",
+    "00.5 + x",
+    "3. + x",
+    "007",
+    "0.1234567890123456789012 x",
+    "10\\%",
+    "\\frac{1.25}{x}",
+    "2^{0.5}",
+    "[1.5, 2)",
+    "\\{1, 2.5\\}",
+    "f(1.5, 2)",
+    "\\max(1.5, 2, 3)",
+    "x = 2.5",
+]
+
+
+@pytest.mark.parametrize("latex", LIBRARY_PARITY)
+def test_number_reading_matches_the_library(latex: str, string_evaluations: list[str]) -> None:
+    from assay.verifiers.math import scalar
+    from latex2sympy2_extended import latex2sympy
+
+    ours = outcome(
+        lambda: scalar._converter_class()(None, is_real=True, convert_degrees=True).parse(latex)
+    )
+    assert string_evaluations == []
+    theirs = outcome(
+        lambda: latex2sympy(latex, is_real=True, convert_degrees=True, normalization_config=None)
+    )
+    assert ours == theirs
+
+
+def outcome(parse: Callable[[], Any]) -> tuple[str, str]:
+    """``("ok", srepr of the result)`` or ``("raises", "")``: what a parse came to."""
+    import sympy
+
+    try:
+        return ("ok", str(sympy.srepr(parse())))
+    except Exception:
+        return ("raises", "")
+
+
+class UnexpectedError(Exception):
+    """Stands in for a bug inside the parser."""
+
+
+@pytest.mark.parametrize("bug", [AssertionError("bug"), KeyError("bug"), UnexpectedError("bug")])
+def test_a_bug_in_the_parser_is_not_unparsable(
+    monkeypatch: pytest.MonkeyPatch, verifier: MathVerifier, bug: Exception
+) -> None:
+    # Only the parser's bare Exception and sympy's own errors mean "not math"; anything else is a
+    # verifier bug and must propagate instead of turning into an unparsable verdict.
+    from assay.verifiers.math import scalar
+
+    def broken(self: Any, text: str) -> Any:
+        raise bug
+
+    monkeypatch.setattr(scalar._converter_class(), "parse_number", broken)
+    scalar.parse_latex.cache_clear()
+    try:
+        with pytest.raises(type(bug)):
+            scalar.parse_latex("x + 2")
+    finally:
+        scalar.parse_latex.cache_clear()
 
 
 def test_class_attributes() -> None:

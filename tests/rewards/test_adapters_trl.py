@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import os
+import statistics
 from typing import Any
 
 import pytest
@@ -100,7 +100,30 @@ def _tiny_model_and_tokenizer() -> tuple[Any, Any]:
     return LlamaForCausalLM(config), tokenizer
 
 
+# prompt digit a (question "what is a + a ?", reference 2a) -> the answer the model is made to give
+FORCED_ANSWERS = {1: "2", 2: "5"}
+# ... and the verdict the math verifier owes it: 1 + 1 = 2 is correct, 2 + 2 = 5 is not
+KNOWN_REWARDS = {1: 1.0, 2: 0.0}
+
+
+def _forced_completions(tokenizer: Any) -> list[list[Any]]:
+    """generate()'s sequence_bias that makes every completion ``\\boxed{ d } </s>``, with d the
+    forced answer of the prompt's digit (the random tiny model's own choice is outweighed)."""
+    vocab = tokenizer.get_vocab()
+    bias: list[list[Any]] = [
+        [[vocab["?"], vocab["\\boxed{"]], 100.0],
+        [[vocab["}"], vocab["</s>"]], 100.0],
+    ]
+    for digit, answer in FORCED_ANSWERS.items():
+        bias.append([[vocab[str(digit)], vocab["?"], vocab["\\boxed{"], vocab[answer]], 100.0])
+        bias.append([[vocab[answer], vocab["}"]], 100.0])
+    return bias
+
+
 def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A real GRPOTrainer run whose completions are known, so the rewards TRL records and logs
+    # must be exactly the verdicts they deserve (a reward function returning 0, or a constant,
+    # or the verdicts swapped between prompts, fails).
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
@@ -108,13 +131,13 @@ def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
 
     model, tokenizer = _tiny_model_and_tokenizer()
     dataset = Dataset.from_list(
-        [{"prompt": f"what is {a} + {a} ?", "reference": str(2 * a)} for a in range(1, 5)]
+        [{"prompt": f"what is {a} + {a} ?", "reference": str(2 * a)} for a in FORCED_ANSWERS]
     )
     reward = reward_function("math", workers=1)
     config = GRPOConfig(
         output_dir=str(tmp_path),
         max_steps=2,
-        per_device_train_batch_size=2,
+        per_device_train_batch_size=4,  # both prompts, two generations each, every step
         num_generations=2,
         max_completion_length=4,
         learning_rate=1e-4,
@@ -123,6 +146,7 @@ def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
         use_cpu=True,
         save_strategy="no",
         seed=0,
+        generation_kwargs={"sequence_bias": _forced_completions(tokenizer)},
     )
     trainer = GRPOTrainer(
         model=model,
@@ -133,12 +157,18 @@ def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
     )
     trainer.train()
     assert trainer.state.global_step == 2
-    logged = [
-        value
-        for entry in trainer.state.log_history
-        for key, value in entry.items()
-        if key.startswith("rewards/assay_math") and key.endswith("mean")
-    ]
-    assert logged, trainer.state.log_history
-    assert all(not math.isnan(v) and 0.0 <= v <= 1.0 for v in logged)
+    # what TRL itself kept of the last generation batch: prompt, completion, reward
+    logs = trainer._logs  # TRL's own record of what it scored
+    rows = list(zip(logs["prompt"], logs["completion"], logs["rewards"]["assay_math"], strict=True))
+    assert len(rows) == 4, rows
+    for prompt, completion, value in rows:
+        digit = int(prompt.split()[2])
+        assert completion.split() == ["\\boxed{", FORCED_ANSWERS[digit], "}"], completion
+        assert value == KNOWN_REWARDS[digit], (prompt, completion, value)
+    # and the per-step means and spreads TRL logged are those of [1, 1, 0, 0]
+    steps = [e for e in trainer.state.log_history if "rewards/assay_math/mean" in e]
+    assert len(steps) == 2, trainer.state.log_history
+    for entry in steps:
+        assert entry["rewards/assay_math/mean"] == pytest.approx(0.5)
+        assert entry["rewards/assay_math/std"] == pytest.approx(statistics.stdev([1, 1, 0, 0]))
     assert os.environ["HF_HUB_OFFLINE"] == "1"

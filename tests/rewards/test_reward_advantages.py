@@ -1,9 +1,12 @@
-"""Advantage estimators: hand-computed values and verl-style per-group reference loops."""
+"""Advantage estimators: hand-computed values, verl-style per-group reference loops, and verl's own
+estimators (verl.trainer.ppo.core_algos) on the same batches."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
+import numpy as np
 import pytest
 import torch
 from assay.rewards.advantages import (
@@ -11,7 +14,6 @@ from assay.rewards.advantages import (
     dr_grpo_advantages,
     gae_advantages,
     grpo_advantages,
-    masked_whiten,
     outcome_token_rewards,
     ppo_token_rewards,
     reinforce_pp_advantages,
@@ -19,6 +21,7 @@ from assay.rewards.advantages import (
 )
 from assay.rewards.segments import group_index, segment_stats
 from torch import Tensor
+from verl.trainer.ppo import core_algos
 
 from assay.errors import ConfigError
 
@@ -63,17 +66,16 @@ def reference_rloo(scores: Tensor, groups: list[int]) -> Tensor:
     return out
 
 
-def reference_reinforce_pp(scores: Tensor, groups: list[int], mask: Tensor) -> Tensor:
-    id2score: dict[int, list[Tensor]] = defaultdict(list)
-    out = scores.clone()
-    for i in range(len(groups)):
-        id2score[groups[i]].append(scores[i])
-    for i in range(len(groups)):
-        values = id2score[groups[i]]
-        mean = torch.tensor(0.0) if len(values) == 1 else torch.mean(torch.stack(values))
-        out[i] = scores[i] - mean
-    tokens = out.unsqueeze(-1) * mask
-    return masked_whiten(tokens, mask) * mask
+def verl_advantages(
+    estimator: Callable[..., tuple[Tensor, Tensor]], scores: Tensor, groups: Tensor, mask: Tensor
+) -> Tensor:
+    """verl's own outcome estimator on the batch: the score on each response's last token, the
+    group ids as the numpy array of uids verl's trainer passes."""
+    rewards = torch.zeros_like(mask)
+    last = mask.sum(-1).long() - 1
+    rewards[torch.arange(len(scores)), last] = scores
+    advantages, _ = estimator(rewards, mask, np.array(groups.tolist()))
+    return advantages
 
 
 # --- hand-computed values ---------------------------------------------------------------------
@@ -149,12 +151,35 @@ def test_rloo_matches_reference(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
-def test_reinforce_pp_matches_reference(seed: int) -> None:
-    # length-weighted whitening equals verl's token-level masked_whiten
+def test_reinforce_pp_matches_verl(seed: int) -> None:
+    # length-weighted whitening equals verl's REINFORCE++-baseline (group mean subtracted, then
+    # verl_F.masked_whiten over the batch's tokens)
     scores, groups, mask = _random_batch(seed)
     got = compute_advantages("reinforce_pp", scores, groups, mask)
-    expected = reference_reinforce_pp(scores, groups.tolist(), mask)
+    expected = verl_advantages(
+        core_algos.compute_reinforce_plus_plus_baseline_outcome_advantage, scores, groups, mask
+    )
     torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+
+
+VERL_ESTIMATORS = [
+    ("grpo", core_algos.compute_grpo_outcome_advantage),
+    ("rloo", core_algos.compute_rloo_outcome_advantage),
+]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+@pytest.mark.parametrize(
+    ("name", "estimator"), VERL_ESTIMATORS, ids=[n for n, _ in VERL_ESTIMATORS]
+)
+def test_group_estimators_match_verl(
+    seed: int, name: str, estimator: Callable[..., tuple[Tensor, Tensor]]
+) -> None:
+    scores, groups, mask = _random_batch(seed)
+    got = compute_advantages(name, scores, groups, mask)
+    torch.testing.assert_close(
+        got, verl_advantages(estimator, scores, groups, mask), atol=1e-6, rtol=0
+    )
 
 
 # --- masking ----------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 A fixture file is JSONL; each line is an input record (docs/formats.md) whose
 ``meta.expected_status`` is the status it must get. ``meta.expected_score`` (optional) pins the
-score of ``partial`` cases; ``meta.category`` (optional) groups cases, and the categories in
-:data:`HOSTILE_CATEGORIES` mark adversarial attempts (reward hacks, sandbox escapes).
+score of ``partial`` cases, or ``meta.expected_score_range`` (``[low, high]``) bounds it where
+the score rests on sampling or rendering; ``meta.category`` (optional) groups cases, and the
+categories in :data:`HOSTILE_CATEGORIES` mark adversarial attempts (reward hacks, sandbox escapes).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from pathlib import Path
 
 from assay.errors import InputError
 from assay.types import JSON, Result, Status
+
+SCORE_TOLERANCE = 1e-6
+"""How far a score may be from ``meta.expected_score`` (or outside the range) and still agree."""
 
 HOSTILE_CATEGORIES = frozenset({"hostile", "adversarial", "hack", "reward_hack"})
 """``meta.category`` values that mark an adversarial attempt."""
@@ -31,6 +35,7 @@ class LabelledCase:
         expected_score: The exact score it must return, when the label pins one.
         category: ``meta.category``, or ``""``.
         row: The record as written in the fixture file.
+        expected_score_range: ``(low, high)``, inclusive, when the label bounds the score.
     """
 
     id: str
@@ -38,6 +43,7 @@ class LabelledCase:
     expected_score: float | None
     category: str
     row: Mapping[str, JSON]
+    expected_score_range: tuple[float, float] | None = None
 
     @property
     def hostile(self) -> bool:
@@ -49,11 +55,15 @@ class LabelledCase:
         return self.expected in (Status.CORRECT, Status.PARTIAL)
 
     def agrees(self, result: Result) -> bool:
-        """The result has the labelled status (and the labelled score, when one is pinned)."""
+        """The result has the labelled status (and the labelled score or score range, when the
+        label gives one)."""
         if result.status is not self.expected:
             return False
+        if self.expected_score_range is not None:
+            low, high = self.expected_score_range
+            return low - SCORE_TOLERANCE <= result.score <= high + SCORE_TOLERANCE
         return self.expected_score is None or math.isclose(
-            result.score, self.expected_score, abs_tol=1e-6
+            result.score, self.expected_score, abs_tol=SCORE_TOLERANCE
         )
 
     def false_positive(self, result: Result) -> bool:
@@ -130,4 +140,26 @@ def _case(data: dict[str, JSON], domain: str, where: str) -> LabelledCase:
         expected_score=None if score is None else float(score),
         category=str(meta.get("category") or ""),
         row={**data, "domain": domain},
+        expected_score_range=_score_range(meta, score, where),
     )
+
+
+def _score_range(meta: Mapping[str, JSON], score: JSON, where: str) -> tuple[float, float] | None:
+    bounds = meta.get("expected_score_range")
+    if bounds is None:
+        return None
+    if score is not None:
+        raise InputError(
+            f"{where}: give meta.expected_score or meta.expected_score_range, not both"
+        )
+    numbers = (
+        [b for b in bounds if isinstance(b, int | float) and not isinstance(b, bool)]
+        if isinstance(bounds, list)
+        else []
+    )
+    if len(numbers) != 2 or len(bounds) != 2 or not 0.0 <= numbers[0] <= numbers[1] <= 1.0:
+        raise InputError(
+            f"{where}: meta.expected_score_range must be [low, high] with "
+            f"0 <= low <= high <= 1, got {bounds!r}"
+        )
+    return float(numbers[0]), float(numbers[1])

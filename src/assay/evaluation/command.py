@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from assay.errors import InputError
-from assay.types import JSON
+from assay.types import JSON, Status
 
 if TYPE_CHECKING:
-    from assay.evaluation.baseline import Baseline, Comparison
+    from assay.evaluation.baseline import Baseline, CaseVerdict, Comparison
     from assay.evaluation.run import EvalRun, Evaluator, VerifierRun
 
 DEFAULT_BASELINE = Path("eval") / "baselines" / "bundled.json"
@@ -28,16 +28,19 @@ latency p50 / p95.
 The verdicts are compared with the baseline: a verdict that changed while its verifier kept its
 version, or a higher false-positive rate, is a regression (exit 5). Every changed verdict is
 printed (verifier, id, before -> after, why). Flipped cases are scored a second time first, so a
-flip is reported only if it reproduces. No verdict cache is used. See docs/eval.md.
+flip is reported only if it reproduces; a case whose two scorings disagree is UNSTABLE, also a
+regression (exit 5), unless one of the two was a timeout (a loaded machine: the second verdict
+is kept). No verdict cache is used. See docs/eval.md.
 """
 
 EVAL_EPILOG = f"""exit codes:
   0  no regression (or --update-baseline wrote the file)
   1  assay itself failed (e.g. worker processes cannot start)
-  2  bad command line (unknown domain)
+  2  bad command line (unknown domain, --workers 0)
   3  a fixture or baseline file cannot be read or written
-  {EXIT_REGRESSION}  regression: a verdict flipped without a version bump, or a false-positive rate
-     higher than the baseline's
+  {EXIT_REGRESSION}  regression: a verdict flipped without a version bump, a false-positive rate
+     higher than the baseline's, or a verdict that changed when the same case was scored again
+     (with --update-baseline: the baseline is then not written)
 """
 
 
@@ -85,8 +88,13 @@ class Unstable:
 
     verifier: str
     case_id: str
-    first: str
-    second: str
+    first: CaseVerdict
+    second: CaseVerdict
+
+    @property
+    def timed_out(self) -> bool:
+        """One of the two scorings hit the time limit: load on the machine, not the verifier."""
+        return Status.TIMEOUT.value in (self.first.status, self.second.status)
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
@@ -116,16 +124,24 @@ def run_eval_command(args: argparse.Namespace) -> int:
     notes += [f"{name}: {why}, not evaluated" for name, why in run.skipped]
     compared = path if path.exists() else None
     out = sys.stdout
+    changed = [u for u in unstable if not u.timed_out]
+    notes += [
+        f"{u.verifier} {u.case_id}: scored {u.first}, then {u.second} (a timeout on a loaded "
+        "machine: the second verdict is kept)"
+        for u in unstable
+        if u.timed_out
+    ]
     _print_table(run.runs, out)
     _print_flips(comparison, compared, out)
-    for item in unstable:
+    for item in changed:
         print(
-            f"unstable: {item.verifier} {item.case_id} scored {item.first}, then {item.second}",
+            f"  UNSTABLE {item.verifier} {item.case_id}: scored {item.first}, then "
+            f"{item.second} (the same input scored twice)",
             file=out,
         )
     for note in notes:
         print(f"note: {note}", file=out)
-    regressed = comparison.regressed and not args.update_baseline
+    regressed = (comparison.regressed or bool(changed)) and not args.update_baseline
     if args.json is not None:
         _write_json(args.json, run, comparison, unstable, notes, compared, regressed)
     png = args.summary_png or (args.report.with_suffix(".png") if args.report else None)
@@ -138,22 +154,30 @@ def run_eval_command(args: argparse.Namespace) -> int:
         if png is not None:
             write_summary_png(png, run, comparison)
             print(f"summary: {png}", file=out)
+    if args.update_baseline and changed:
+        print(
+            f"baseline not written: {len(changed)} verdict(s) changed when scored again "
+            "(a verifier that is not deterministic cannot be recorded)",
+            file=out,
+        )
+        return EXIT_REGRESSION
     if args.update_baseline:
         baseline.updated(run.runs).write(path)
         print(f"baseline written: {path} ({', '.join(r.id for r in run.runs)})", file=out)
         return 0
-    print(_verdict_line(comparison, compared, run.wall_s), file=out)
+    print(_verdict_line(comparison, compared, run.wall_s, len(changed)), file=out)
     return EXIT_REGRESSION if regressed else 0
 
 
 def _confirm(
     evaluator: Evaluator, run: EvalRun, baseline: Baseline
 ) -> tuple[EvalRun, list[Unstable]]:
-    """Score suspicious cases again; keep the second verdict and report any that moved.
+    """Score suspicious cases again; keep the second verdict and return every case that moved.
 
     Suspicious: a verdict that differs from the baseline, or an infrastructure verdict
     (``timeout``, ``error``) the label does not expect. A one-off timeout on a loaded machine
-    then does not fail the suite, and a verifier that is not deterministic shows up.
+    then does not fail the suite; any other change between the two scorings is a verifier that
+    is not deterministic, which the caller fails.
     """
     from assay.evaluation.baseline import verdict_of
     from assay.evaluation.run import EvalRun
@@ -177,9 +201,7 @@ def _confirm(
             first, second = verifier_run.outcome(case_id), again.outcome(case_id)
             if first and second and verdict_of(first) != verdict_of(second):
                 unstable.append(
-                    Unstable(
-                        verifier_run.id, case_id, str(verdict_of(first)), str(verdict_of(second))
-                    )
+                    Unstable(verifier_run.id, case_id, verdict_of(first), verdict_of(second))
                 )
         runs.append(again)
     return EvalRun(tuple(runs), run.skipped, run.wall_s), unstable
@@ -234,12 +256,18 @@ def _print_flips(comparison: Comparison, baseline: Path | None, out: TextIO) -> 
         )
 
 
-def _verdict_line(comparison: Comparison, baseline: Path | None, wall_s: float) -> str:
-    if baseline is None:
-        return f"eval done in {wall_s:.1f} s (no baseline compared)"
-    if not comparison.regressed:
-        return f"eval passed in {wall_s:.1f} s: no regression against {baseline}"
+def _verdict_line(
+    comparison: Comparison, baseline: Path | None, wall_s: float, unstable: int
+) -> str:
     parts = []
+    if unstable:
+        parts.append(f"{unstable} verdict(s) changed when the same case was scored again")
+    if baseline is None:
+        if parts:
+            return "REGRESSION: " + "; ".join(parts)
+        return f"eval done in {wall_s:.1f} s (no baseline compared)"
+    if not comparison.regressed and not parts:
+        return f"eval passed in {wall_s:.1f} s: no regression against {baseline}"
     if comparison.unversioned_flips:
         parts.append(
             f"{len(comparison.unversioned_flips)} verdict(s) flipped without a version bump"
@@ -277,7 +305,13 @@ def _write_json(  # noqa: PLR0917 - one call site, every part of the run
             for r in comparison.rate_regressions
         ],
         "unstable": [
-            {"verifier": u.verifier, "id": u.case_id, "first": u.first, "second": u.second}
+            {
+                "verifier": u.verifier,
+                "id": u.case_id,
+                "first": str(u.first),
+                "second": str(u.second),
+                "timed_out": u.timed_out,
+            }
             for u in unstable
         ],
         "notes": notes,

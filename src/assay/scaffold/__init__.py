@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from assay.errors import ConfigError, UnknownDomainError
+from assay.errors import ConfigError, InputError, UnknownDomainError
 
 NAME = re.compile(r"[a-z][a-z0-9_]{1,39}")
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         written = write_plugin(args.name, destination, force=args.force)
     except OSError as exc:
-        raise ConfigError(f"cannot write {destination}: {exc.strerror}") from exc
+        raise InputError(f"cannot write {destination}: {exc.strerror}") from exc
     for path in written:
         print(f"wrote {path}")
     print(

@@ -2,10 +2,11 @@
 
 Plain numbers (``-12``, ``0.5``, ``3/4``, ``\\frac{3}{4}``, ``1.5e-7``, ``2 \\times 10^{5}``)
 are read with :class:`fractions.Fraction`, without sympy. Everything else goes through
-latex2sympy2_extended's ANTLR parser, which builds sympy objects and never evaluates text.
-Plain-text math (``sqrt(2)/2``, ``x**2``) is first checked against a whitelist of tokens and
-transliterated to LaTeX, so no string from a model ever reaches ``eval``, ``sympify`` or
-``parse_expr``.
+latex2sympy2_extended's ANTLR parser, which builds sympy objects and never evaluates text;
+the number tokens it lexes are read here with ``int`` and :class:`sympy.Float` (the library's own
+``sympy.Number(text)`` would go through ``sympify``). Plain-text math (``sqrt(2)/2``, ``x**2``) is
+first checked against a whitelist of tokens and transliterated to LaTeX, so no string from a model
+ever reaches ``eval``, ``sympify`` or ``parse_expr``.
 """
 
 from __future__ import annotations
@@ -203,13 +204,19 @@ def parse_latex(latex: str) -> Any:
         AnswerParseError: the parser rejects the text, or it is not a scalar or a set.
     """
     import sympy
-    from latex2sympy2_extended import latex2sympy
 
     if max(depths(latex), default=0) > MAX_NESTING:
         raise AnswerParseError(f"brackets nested more than {MAX_NESTING} deep")
     try:
-        expr = latex2sympy(latex, is_real=True, convert_degrees=True, normalization_config=None)
-    except Exception as exc:  # the parser raises bare Exception: a typed parse failure
+        # A fresh converter per text, as latex2sympy() makes one (it holds per-parse state).
+        expr = _converter_class()(None, is_real=True, convert_degrees=True).parse(latex)
+    except AnswerParseError:
+        raise
+    except Exception as exc:
+        # The parser reports bad input with a bare Exception, and sympy with its usual errors;
+        # anything else (an AssertionError, a KeyError, ...) is a bug and propagates.
+        if type(exc) is not Exception and not isinstance(exc, sympy_errors()):
+            raise
         raise AnswerParseError(f"not valid LaTeX math: {_first_line(exc)}") from exc
     if not isinstance(expr, (sympy.Expr, sympy.Set)) or isinstance(expr, sympy.Tuple):
         raise AnswerParseError(f"not a scalar: {type(expr).__name__}")
@@ -217,6 +224,62 @@ def parse_latex(latex: str) -> Any:
     if imaginary:
         expr = expr.xreplace({s: sympy.I for s in imaginary})
     return evaluated(expr)
+
+
+_TOKEN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def literal_number(text: str) -> Any:
+    """A number token of the LaTeX lexer as a sympy number, without ``sympify``.
+
+    Integers go through ``int``, decimals and E-notation through :class:`sympy.Float` (the value and
+    precision ``sympy.Number(text)`` gives, which parses the text as Python code first).
+
+    Raises:
+        AnswerParseError: ``text`` is not a plain decimal literal.
+    """
+    import sympy
+
+    body = text.strip()
+    if _TOKEN_NUMBER.fullmatch(body) is None:
+        raise AnswerParseError(f"not a number: {body[:40]!r}")
+    if re.fullmatch(r"[+-]?\d+", body):
+        return sympy.Integer(int(body))
+    return sympy.Float(body)
+
+
+@lru_cache(maxsize=1)
+def _converter_class() -> Any:
+    """latex2sympy2_extended's converter with its two ``sympy.Number(text)`` calls replaced."""
+    from latex2sympy2_extended import latex2sympy2 as l2s
+
+    class NoEvalConverter(l2s._Latex2Sympy):  # type: ignore[misc]
+        """Reads number tokens with :func:`literal_number`; the rest is the library's."""
+
+        def parse_number(self, text: str) -> Any:
+            return literal_number(text.replace(",", ""))
+
+        def parse(self, latex_str: str) -> Any:
+            # The library's parse, whose comma-number branch calls sympy.Number on the whole text.
+            math = self.create_parser(latex_str).math()
+            if math.set_relation():
+                return self.convert_set_relation(math.set_relation())
+            if math.set_elements():
+                if l2s.comma_number_regex.match(latex_str):
+                    return literal_number(_comma_number(latex_str))
+                return self.convert_set_elements(math.set_elements())
+            if math.set_elements_relation():
+                return self.convert_set_elements_relation(math.set_elements_relation())
+            raise AnswerParseError("nothing matched")
+
+    return NoEvalConverter
+
+
+def _comma_number(text: str) -> str:
+    """The library's ``convert_number`` rewrite: ``1,000`` -> ``1000``, ``0,111`` -> ``.111``."""
+    if "," in text and text.startswith("0"):
+        text = text.replace(",", ".")
+    return text.translate(str.maketrans("", "", ", ")).lstrip("0") or "0"
 
 
 def evaluated(expr: Any) -> Any:
