@@ -93,7 +93,9 @@ def test_node_killed_mid_batch_loses_nothing(
     with Scorer(options, registry) as scorer:
         local = list(scorer.score_rows(rows))
     assert [r.id for r in remote] == [r.id for r in local] == [row_id(row) for row in rows]
-    assert [r.status for r in remote] == [r.status for r in local]
+    assert [(r.id, r.status, r.verdict.message) for r in remote] == [
+        (r.id, r.status, r.verdict.message) for r in local
+    ]
     math_ids = {row_id(row) for row in rows[:24]}
     assert [r.verdict for r in remote if r.id in math_ids] == [
         r.verdict for r in local if r.id in math_ids

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,10 @@ class RayOptions:
         chunks_per_actor: Calls in flight per actor (they feed the same warm pool).
         retries: Extra dispatches of a chunk whose actor or node died.
         max_restarts: Restarts Ray grants each actor before the backend replaces it.
+        restart_wait_s: How long a chunk waits, resent with backoff, for an actor that Ray
+            reports as restarting (``ActorUnavailableError``) before that counts as a failure.
+            A restart on a loaded machine takes seconds; counting each immediate resend as a
+            failure would spend ``retries`` and ``max_restarts`` in a second.
     """
 
     address: str | None = None
@@ -54,6 +59,7 @@ class RayOptions:
     chunks_per_actor: int = 2
     retries: int = 2
     max_restarts: int = 4
+    restart_wait_s: float = 120.0
 
 
 class ScoringActor:
@@ -83,6 +89,8 @@ class _Chunk:
     handle: Any = None
     attempts: int = 0
     failures: list[str] = field(default_factory=list)
+    unavailable_since: float | None = None
+    waits: int = 0
 
 
 @dataclass(slots=True)
@@ -219,11 +227,14 @@ class RayBackend:
         chunk.handle = slot.handle
         return slot.handle.score.remote([record for _, record in chunk.items])
 
-    def _returned(self, chunk: _Chunk, failed: bool) -> None:
+    def _returned(self, chunk: _Chunk, failed: bool | None) -> None:
+        """Book a chunk's return: ``failed`` None is neither (the actor was restarting)."""
         slot = self._slots[chunk.actor]
         if slot.handle is not chunk.handle:
             return  # the actor that held the chunk was replaced meanwhile
         slot.busy -= 1
+        if failed is None:
+            return
         if not failed:
             slot.failures = 0
             return
@@ -322,13 +333,29 @@ class _Run:
         try:
             results: list[Result] = ray.get(ref)
         except ray.exceptions.RayError as exc:
+            if isinstance(exc, ray.exceptions.ActorUnavailableError) and self._wait(chunk):
+                return
             self.backend._returned(chunk, failed=True)
             self._retry(chunk, exc)
             return
         self.backend._returned(chunk, failed=False)
+        chunk.unavailable_since = None
         for (seq, record), result in zip(chunk.items, results, strict=True):
             self.backend._store(record, result)
             self.ready[seq] = result
+
+    def _wait(self, chunk: _Chunk) -> bool:
+        """Resend a chunk whose actor Ray is restarting, with backoff, within restart_wait_s."""
+        now = time.monotonic()
+        if chunk.unavailable_since is None:
+            chunk.unavailable_since = now
+        if now - chunk.unavailable_since > self.backend.ray_options.restart_wait_s:
+            return False
+        self.backend._returned(chunk, failed=None)
+        time.sleep(min(1.0, 0.05 * 2**chunk.waits))
+        chunk.waits += 1
+        self._send(chunk)
+        return True
 
     def _retry(self, chunk: _Chunk, exc: BaseException) -> None:
         reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}"
