@@ -366,7 +366,8 @@ def _verify(args: argparse.Namespace) -> int:
         reference = args.reference
     if args.response_file is not None:
         try:
-            response = args.response_file.read_text(encoding="utf-8")
+            # undecodable bytes become U+FFFD, as in every output line (docs/formats.md)
+            response = args.response_file.read_bytes().decode("utf-8", errors="replace")
         except OSError as exc:
             raise InputError(f"cannot read {str(args.response_file)!r}: {exc.strerror}") from exc
     else:
@@ -374,7 +375,10 @@ def _verify(args: argparse.Namespace) -> int:
     row = {"id": "cli", "domain": args.domain, "response": response, "reference": reference}
     with Scorer(ScoreOptions(workers=1, timeout_s=args.timeout)) as scorer:
         result = next(iter(scorer.score_rows([RawRow(1, data=row)])))
-    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8") + b"\n")  # UTF-8 whatever the locale says
+    sys.stdout.buffer.flush()
     return EXIT_OK
 
 
