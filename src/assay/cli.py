@@ -181,7 +181,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-SERVE_HELP = """Serve rewards over HTTP until SIGTERM / SIGINT (in-flight requests finish first).
+SERVE_HELP = """Serve rewards over HTTP until SIGTERM / SIGINT (in-flight requests finish first;
+connections already queued are answered 503). Needs the 'serve' extra (uvicorn, starlette).
 
   POST / and /get_reward  OpenRLHF remote reward: {"query", "prompts", "labels"} -> {"rewards"}
   POST /verify            assay records: {"records": [...]} or one record -> results
@@ -216,6 +217,13 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--domain", default="math", help="domain of OpenRLHF labels that name none (default math)"
     )
     serve.add_argument("--timeout", type=float, metavar="S", help="hard limit per item")
+    serve.add_argument(
+        "--read-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="a request's head, then its body, must arrive within S seconds (default 30)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -387,9 +395,11 @@ def _serve(args: argparse.Namespace) -> int:
     from assay.rewards.adapters.serve import ServeConfig, run_server
 
     default_registry().resolve(args.domain)
-    if args.workers < 1 or args.max_batch < 1 or args.queue < 1 or args.max_body_mb <= 0:
+    numbers = (args.workers, args.max_batch, args.queue, args.max_body_mb, args.read_timeout)
+    if min(numbers) <= 0:
         print(
-            "assay: --workers, --max-batch, --queue and --max-body-mb must be positive",
+            "assay: --workers, --max-batch, --queue, --max-body-mb and --read-timeout must be"
+            " positive",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -403,6 +413,7 @@ def _serve(args: argparse.Namespace) -> int:
         queue=args.queue,
         domain=args.domain,
         timeout_s=args.timeout,
+        read_timeout_s=args.read_timeout,
     )
     try:
         run_server(config)
