@@ -138,7 +138,7 @@ PARTIAL_HEAD = b"POST /get_reward HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le"
     ids=["partial-head", "headers-no-body", "half-body", "silent"],
 )
 def test_slow_client_hits_the_read_timeout(tmp_path: Path, sent: bytes, status: int) -> None:
-    with serve(tmp_path, "--read-timeout", "1") as served:
+    with serve(tmp_path, "--read-timeout", "2") as served:
         sock = connect(served.port)
         sock.sendall(sent)
         answer = read_to_end(sock)  # returns only because the server closes the connection
@@ -183,7 +183,7 @@ def test_client_that_never_reads_is_cut_off(tmp_path: Path) -> None:
         for i in range(200)
     ]
     body = json.dumps({"records": records}).encode()
-    with serve(tmp_path, "--read-timeout", "1") as served:
+    with serve(tmp_path, "--read-timeout", "2") as served:
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.settimeout(GUARD_S)
