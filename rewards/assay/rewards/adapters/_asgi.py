@@ -12,7 +12,7 @@ uvicorn leaves open:
 - a **graceful shutdown that answers the accept queue**: before the listening socket closes,
   every connection the kernel already accepted is taken and answered (503 + ``Retry-After``,
   the server is going away) instead of being reset; requests already admitted are scored and
-  answered; connections still sending a request get a short grace, bounded, then are closed.
+  answered; connections still sending a request get a short bounded grace, then a 503.
 """
 
 from __future__ import annotations
