@@ -399,6 +399,45 @@ def test_missing_extra_names_it() -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("head", "status", "needle"),
+    [
+        # no Content-Length: the body's size must be known before it is read
+        (
+            b"POST /get_reward HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            411,
+            b"Content-Length",
+        ),
+        # chunked instead: refused the same way
+        (
+            b"POST /get_reward HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            b"Connection: close\r\n\r\n3\r\n{}\n\r\n0\r\n\r\n",
+            411,
+            b"Content-Length",
+        ),
+        # a head the HTTP parser rejects is answered by uvicorn itself
+        (
+            b"POST /get_reward HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+            400,
+            b"Invalid HTTP",
+        ),
+        (b"NOT HTTP AT ALL\r\n\r\n", 400, b"Invalid HTTP"),
+        # a head still incomplete past h11's 16 KB limit is refused at once, not buffered on
+        (b"POST / HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 20_000, 400, b"Invalid HTTP"),
+    ],
+    ids=["no-length", "chunked", "bad-length", "not-http", "huge-head"],
+)
+def test_malformed_heads(tmp_path: Path, head: bytes, status: int, needle: bytes) -> None:
+    with serve(tmp_path) as served:
+        sock = connect(served.port)
+        sock.sendall(head)
+        answer = read_to_end(sock)
+        assert status_of(answer) == status, answer[:300]
+        assert needle in answer
+        assert served.stop() == 0
+        assert "Traceback" not in served.stderr()
+
+
 def test_get_on_a_post_endpoint_is_405_in_json(tmp_path: Path) -> None:
     with serve(tmp_path) as served:
         connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=GUARD_S)
