@@ -5,9 +5,10 @@ seconds (``--baseline``, default 5 s). Then N client threads (default 64) post b
 items (the cases of fixtures/math/cases.jsonl) to ``/get_reward`` for a fixed duration (default
 60 s) or until a request cap, whichever comes first. Reports p50 / p99 latency and their ratio
 to the lone client's p50, requests and items per second against the lone client's, dropped
-requests (any answer but a complete 200: must be 0), and the resident memory of the server and
-its workers: after warm-up, sampled every half second under load (peak), and after. The run
-fails when a request was dropped, the server did not exit cleanly, or memory grew by more than
+requests (any answer but a complete 200: must be 0), the CPU time per request of the server
+process and of its workers under load, and the resident memory of the server and its workers:
+after warm-up, sampled every half second under load (peak), and after. The run fails when a
+request was dropped, the server did not exit cleanly, or memory grew by more than
 ``--max-rss-growth`` (default 1.5x) between warm-up and the end of the load.
 
 Run: ``python bench/serve_bench.py [--duration 60] [--clients 64] [--batch 8] [--workers 2]``.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import signal
 import statistics
 import subprocess
@@ -66,6 +68,15 @@ def children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, all its threads (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def memory(pid: int) -> dict[str, float]:
@@ -214,9 +225,12 @@ def main() -> None:
             post(port, body)
         alone, alone_wall = run_load(port, bodies, 1, args.baseline, args.max_requests)
         before = memory(process.pid)
+        workers = children(process.pid)
+        cpu_before = cpu_s(process.pid), sum(cpu_s(p) for p in workers)
         sampler = RssSampler(process.pid)
         load, wall = run_load(port, bodies, args.clients, args.duration, args.max_requests)
         sampler.stop()
+        cpu_after = cpu_s(process.pid), sum(cpu_s(p) for p in workers)
         after = memory(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -233,6 +247,14 @@ def main() -> None:
         "p50_ms": round(1000 * percentile(load.latencies, 0.50), 1),
         "p99_ms": round(1000 * percentile(load.latencies, 0.99), 1),
         "mean_ms": round(1000 * statistics.fmean(load.latencies), 1) if load.latencies else None,
+        # CPU per request under load: what the server (HTTP, parsing, batching) and the workers
+        # (verifying) spend, which a busy machine's queueing does not inflate as it does latency
+        "server_cpu_ms_per_request": round(
+            1000 * (cpu_after[0] - cpu_before[0]) / max(len(load.latencies), 1), 2
+        ),
+        "workers_cpu_ms_per_request": round(
+            1000 * (cpu_after[1] - cpu_before[1]) / max(len(load.latencies), 1), 2
+        ),
         "dropped": len(load.dropped) + len(alone.dropped),
         "baseline_one_client": {
             "requests": len(alone.latencies),

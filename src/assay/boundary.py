@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
+from typing import TypeVar
 
 from assay.blame import ResponseFault
 from assay.errors import MalformedTaskError
-from assay.types import Record, Result, Verdict
+from assay.safejson import json_safe
+from assay.types import Check, Record, Result, StepResult, Verdict
 from assay.verifier import Verifier
+
+_Item = TypeVar("_Item", Check, StepResult)
 
 MALFORMED_TASK = "malformed task"
 """How the message of an ``error`` verdict for a :class:`MalformedTaskError` begins."""
@@ -22,6 +27,10 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
     task's fault; a :class:`MemoryError` an ``error`` naming the memory limit; any other
     exception an ``error`` verdict carrying the exception type, message and the innermost frame,
     so a verifier bug is visible and masked, never a silent reward of 0.
+
+    The evidence of every check and step is made plain JSON data here
+    (:func:`assay.safejson.json_safe`), so whatever a verifier put in it (a set, a NaN, an
+    object that cannot be pickled) crosses the pipe to the parent and reaches the output.
     """
     start = time.perf_counter()
     try:
@@ -40,6 +49,10 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
         verdict = Verdict.error("the verifier exceeded the recursion limit")
     except Exception as exc:  # the boundary: every other escape becomes a masked error verdict
         verdict = Verdict.error(f"verifier {verifier.id} raised {_describe(exc)}")
+    try:
+        verdict = plain_evidence(verdict)
+    except Exception as exc:  # checks or steps that are not Check / StepResult values
+        verdict = Verdict.error(f"verifier {verifier.id} returned a malformed verdict: {exc!r}")
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     return Result(
         id=record.id,
@@ -52,7 +65,25 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
     )
 
 
+def plain_evidence(verdict: Verdict) -> Verdict:
+    """``verdict`` with the evidence of its checks and steps as plain JSON data."""
+    checks = tuple(_plain(check) for check in verdict.checks)
+    steps = tuple(_plain(step) for step in verdict.steps)
+    return dataclasses.replace(verdict, checks=checks, steps=steps)
+
+
+def _plain(item: _Item) -> _Item:
+    evidence = json_safe(item.evidence)
+    return dataclasses.replace(
+        item, evidence=evidence if isinstance(evidence, dict) else {"value": evidence}
+    )
+
+
 def _describe(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    try:
+        text = str(exc)
+    except Exception:  # an exception whose message cannot be formed is still named
+        text = "<message cannot be shown>"
+    return f"{type(exc).__name__}: {text}{where}"

@@ -12,6 +12,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from assay.safejson import json_safe
 from assay.types import JSON, Check, Record, StepResult, Verdict
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)"
@@ -57,7 +58,7 @@ class VerdictCache:
             return
         self._db.execute(
             "INSERT OR REPLACE INTO verdicts (key, verdict) VALUES (?, ?)",
-            (key, json.dumps(_encode(verdict), ensure_ascii=False)),
+            (key, json.dumps(_encode(verdict), ensure_ascii=False, allow_nan=False)),
         )
         self._pending += 1
         if self._pending >= 256:
@@ -73,12 +74,13 @@ class VerdictCache:
 
 
 def _encode(verdict: Verdict) -> dict[str, JSON]:
+    """Plain JSON data (``to_dict`` cleans checks and steps), storable as SQLite text."""
     return {
         "status": verdict.status.value,
         "score": verdict.score,
         "checks": [c.to_dict() for c in verdict.checks],
         "steps": [s.to_dict() for s in verdict.steps],
-        "message": verdict.message,
+        "message": json_safe(verdict.message),
     }
 
 

@@ -185,7 +185,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-SERVE_HELP = """Serve rewards over HTTP until SIGTERM / SIGINT (in-flight requests finish first).
+SERVE_HELP = """Serve rewards over HTTP until SIGTERM / SIGINT (in-flight requests finish first;
+connections already queued are answered 503). Needs the 'serve' extra (uvicorn, starlette).
 
   POST / and /get_reward  OpenRLHF remote reward: {"query", "prompts", "labels"} -> {"rewards"}
   POST /verify            assay records: {"records": [...]} or one record -> results
@@ -220,6 +221,13 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--domain", default="math", help="domain of OpenRLHF labels that name none (default math)"
     )
     serve.add_argument("--timeout", type=float, metavar="S", help="hard limit per item")
+    serve.add_argument(
+        "--read-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="a request's head, then its body, must arrive within S seconds (default 30)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -371,7 +379,8 @@ def _verify(args: argparse.Namespace) -> int:
         reference = args.reference
     if args.response_file is not None:
         try:
-            response = args.response_file.read_text(encoding="utf-8")
+            # undecodable bytes become U+FFFD, as in every output line (docs/formats.md)
+            response = args.response_file.read_bytes().decode("utf-8", errors="replace")
         except OSError as exc:
             raise InputError(f"cannot read {str(args.response_file)!r}: {exc.strerror}") from exc
     else:
@@ -379,7 +388,10 @@ def _verify(args: argparse.Namespace) -> int:
     row = {"id": "cli", "domain": args.domain, "response": response, "reference": reference}
     with Scorer(ScoreOptions(workers=1, timeout_s=args.timeout)) as scorer:
         result = next(iter(scorer.score_rows([RawRow(1, data=row)])))
-    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8") + b"\n")  # UTF-8 whatever the locale says
+    sys.stdout.buffer.flush()
     return EXIT_OK
 
 
@@ -388,9 +400,11 @@ def _serve(args: argparse.Namespace) -> int:
     from assay.rewards.adapters.serve import ServeConfig, run_server
 
     default_registry().resolve(args.domain)
-    if args.workers < 1 or args.max_batch < 1 or args.queue < 1 or args.max_body_mb <= 0:
+    numbers = (args.workers, args.max_batch, args.queue, args.max_body_mb, args.read_timeout)
+    if min(numbers) <= 0:
         print(
-            "assay: --workers, --max-batch, --queue and --max-body-mb must be positive",
+            "assay: --workers, --max-batch, --queue, --max-body-mb and --read-timeout must be"
+            " positive",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -404,6 +418,7 @@ def _serve(args: argparse.Namespace) -> int:
         queue=args.queue,
         domain=args.domain,
         timeout_s=args.timeout,
+        read_timeout_s=args.read_timeout,
     )
     try:
         run_server(config)

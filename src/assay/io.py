@@ -1,7 +1,10 @@
 """Reading rows (JSONL, Parquet, Hugging Face datasets) and writing results (JSONL, Parquet).
 
-Readers never raise for a bad row: an undecodable line becomes a :class:`RawRow` with a
-``problem``, so the batch goes on and the line still appears in the output.
+Readers never raise for a bad row: an undecodable line (not UTF-8, not JSON, nested too deeply
+to parse) becomes a :class:`RawRow` with a ``problem``, so the batch goes on and the line still
+appears in the output. Writers never raise for a bad value: every result is written through
+:meth:`~assay.types.Result.to_dict`, whose values are plain JSON data (:mod:`assay.safejson`), as
+UTF-8 bytes, so every output line is valid UTF-8 JSON whatever a response or a verifier put in it.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, BinaryIO, Protocol, TextIO
 
+from assay import safejson
 from assay.errors import InputError
 from assay.records import RawRow
 from assay.types import JSON, Result
@@ -69,7 +73,7 @@ def _jsonl_lines(lines: Iterable[bytes]) -> Iterator[RawRow]:
             )
             continue
         try:
-            yield RawRow(number, data=json.loads(text))
+            yield RawRow(number, data=safejson.loads(text))
         except ValueError as exc:
             yield RawRow(number, problem=f"malformed JSON: {exc}", raw_text=text[:10_000])
 
@@ -119,20 +123,34 @@ class ResultWriter(Protocol):
     def close(self) -> None: ...
 
 
+def result_line(result: Result) -> bytes:
+    """One output line: the result's JSON as UTF-8 bytes, newline included."""
+    text = json.dumps(result.to_dict(), ensure_ascii=False, allow_nan=False)
+    return text.encode("utf-8") + b"\n"
+
+
 class JsonlWriter:
-    """Appends one JSON line per result, flushed so a killed run can be resumed."""
+    """Appends one JSON line per result, flushed so a killed run can be resumed.
+
+    Lines are written as UTF-8 bytes whatever the encoding of ``sys.stdout``.
+    """
 
     def __init__(self, path: str | Path | None, append: bool = False) -> None:
         import sys
 
         self._own = path is not None and str(path) != "-"
-        self._handle: TextIO = sys.stdout
+        self._handle: BinaryIO | _TextSink
         if self._own:
-            self._handle = Path(str(path)).open("a" if append else "w", encoding="utf-8")  # noqa: SIM115
+            self._handle = Path(str(path)).open("ab" if append else "wb")  # noqa: SIM115
+        elif hasattr(sys.stdout, "buffer"):
+            sys.stdout.flush()  # text already printed goes before the first line
+            self._handle = sys.stdout.buffer
+        else:  # a text stream without bytes underneath (io.StringIO)
+            self._handle = _TextSink(sys.stdout)
         self._pending = 0
 
     def write(self, result: Result) -> None:
-        self._handle.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        self._handle.write(result_line(result))
         self._pending += 1
         if self._pending >= 64:
             self._handle.flush()
@@ -145,6 +163,25 @@ class JsonlWriter:
             self._handle.close()
 
 
+class _TextSink:
+    """Bytes written to a text stream that has no binary buffer."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> None:
+        self._stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def close(self) -> None:  # the stream is not ours: flushed, left open
+        self._stream.flush()
+
+
 class ParquetWriter:
     """Collects results and writes one Parquet file; nested fields are JSON strings."""
 
@@ -153,9 +190,9 @@ class ParquetWriter:
         self._rows: list[dict[str, JSON]] = list(keep or [])
 
     def write(self, result: Result) -> None:
-        row = result.to_dict()
+        row = result.to_dict()  # plain JSON data: pyarrow and json.dumps both take it
         for key in _JSON_COLUMNS:
-            row[key] = json.dumps(row.get(key), ensure_ascii=False)
+            row[key] = json.dumps(row.get(key), ensure_ascii=False, allow_nan=False)
         row.setdefault("group", None)
         self._rows.append(row)
 
@@ -184,7 +221,7 @@ def read_results(path: str | Path) -> list[dict[str, JSON]]:
     with target.open("rb") as handle:
         for raw in handle:
             try:
-                row = json.loads(raw)
+                row = safejson.loads(raw)
             except ValueError:
                 continue  # the torn line of a killed run: it is scored again
             if isinstance(row, dict) and "id" in row:

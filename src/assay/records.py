@@ -8,7 +8,6 @@ Accepts assay's own record shape and verl's parquet rows (``data_source``,
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +15,8 @@ from typing import Any
 
 from assay.errors import UnknownDomainError
 from assay.registry import Registry
+from assay.safejson import MAX_DEPTH, clean_text, json_safe, nested_deeper_than
+from assay.safejson import loads as json_loads
 from assay.types import JSON, Record, Result, Verdict
 
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
@@ -85,7 +86,7 @@ class RecordBuilder:
                 fallback_id(row), "", f"row {row.position}: expected an object, got {kind}"
             )
         data: Mapping[str, Any] = row.data
-        row_id = _row_id(data, row)
+        row_id = clean_text(_row_id(data, row))
         if row_id in self._seen:
             return bad_row(row_id, str(data.get("domain") or ""), f"duplicate id {row_id!r}")
         self._seen.add(row_id)
@@ -96,6 +97,7 @@ class RecordBuilder:
         meta = dict(meta) if isinstance(meta, Mapping) else {}
         if "extra_info" in data and isinstance(data["extra_info"], Mapping):
             meta.setdefault("extra_info", dict(data["extra_info"]))
+        meta = json_safe(meta)  # passed through to the output: plain JSON data from here on
         group = data.get("group")
         if group is not None and not isinstance(group, str | int):
             return bad_row(row_id, domain, "field 'group' must be a string")
@@ -105,6 +107,10 @@ class RecordBuilder:
                 row_id,
                 domain,
                 "missing field 'reference' (or verl's reward_model.ground_truth)",
+            )
+        if nested_deeper_than(reference):
+            return bad_row(
+                row_id, domain, f"field 'reference' nests deeper than {MAX_DEPTH} levels"
             )
         response = _response(data)
         if response is _MISSING:
@@ -121,13 +127,16 @@ class RecordBuilder:
         steps = data.get("steps") or ()
         if not isinstance(steps, list | tuple) or not all(isinstance(s, Mapping) for s in steps):
             return bad_row(row_id, domain, "field 'steps' must be a list of chat messages")
+        if nested_deeper_than(steps):  # the trajectory is the model's output: its fault
+            message = f"field 'steps' nests deeper than {MAX_DEPTH} levels"
+            return _with_meta(bad_row(row_id, domain, message, unparsable=True), group, meta)
         return Record(
             id=row_id,
             domain=domain,
-            response=response,
+            response=clean_text(response),
             reference=reference,
-            group=None if group is None else str(group),
-            prompt=data.get("prompt"),
+            group=None if group is None else clean_text(str(group)),
+            prompt=json_safe(data.get("prompt")),
             steps=tuple(dict(s) for s in steps),
             meta=meta,
         )
@@ -186,8 +195,8 @@ def _maybe_json(text: str) -> JSON:
     stripped = text.strip()
     if stripped.startswith("{") and stripped.endswith("}"):
         try:
-            return json.loads(stripped)
-        except ValueError:
+            return json_loads(stripped)
+        except ValueError:  # not JSON, or nested too deeply to parse: the text as it is
             return text
     return text
 

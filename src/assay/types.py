@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from assay.safejson import clean_text, json_safe
+
 JSON = Any
 """A value that round-trips through ``json`` (dict, list, str, int, float, bool, None)."""
 
@@ -57,12 +59,13 @@ class Check:
     evidence: Mapping[str, JSON] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, JSON]:
+        """Plain JSON data: unencodable text and values replaced (:mod:`assay.safejson`)."""
         return {
-            "name": self.name,
-            "passed": self.passed,
-            "score": self.score,
-            "message": self.message,
-            "evidence": dict(self.evidence),
+            "name": clean_text(str(self.name)),
+            "passed": bool(self.passed),
+            "score": json_safe(self.score),
+            "message": json_safe(self.message),
+            "evidence": json_safe(dict(self.evidence)),
         }
 
     @classmethod
@@ -97,13 +100,14 @@ class StepResult:
     evidence: Mapping[str, JSON] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, JSON]:
+        """Plain JSON data: unencodable text and values replaced (:mod:`assay.safejson`)."""
         return {
-            "index": self.index,
-            "name": self.name,
-            "passed": self.passed,
-            "score": self.score,
-            "message": self.message,
-            "evidence": dict(self.evidence),
+            "index": json_safe(self.index),
+            "name": clean_text(str(self.name)),
+            "passed": bool(self.passed),
+            "score": json_safe(self.score),
+            "message": json_safe(self.message),
+            "evidence": json_safe(dict(self.evidence)),
         }
 
     @classmethod
@@ -241,23 +245,31 @@ class Result:
         return self.verdict.score
 
     def to_dict(self) -> dict[str, JSON]:
+        """The output line as plain JSON data (docs/formats.md).
+
+        Every value is passed through :func:`assay.safejson.json_safe`, so a lone surrogate in
+        an id, a message, a check's evidence or the meta, a NaN or a non-JSON object never
+        stops a writer: ``json.dumps(result.to_dict(), allow_nan=False)`` always succeeds and
+        its text always encodes as UTF-8.
+        """
         verdict = self.verdict
+        message = json_safe(verdict.message)
         out: dict[str, JSON] = {
-            "id": self.id,
-            "domain": self.domain,
+            "id": json_safe(self.id),
+            "domain": json_safe(self.domain),
             "status": verdict.status.value,
             "score": verdict.score,
             "checks": [c.to_dict() for c in verdict.checks],
             "steps": [s.to_dict() for s in verdict.steps],
-            "verifier": self.verifier,
-            "elapsed_ms": round(self.elapsed_ms, 3),
-            "error": verdict.message if verdict.status is Status.ERROR else None,
-            "message": verdict.message,
+            "verifier": json_safe(self.verifier),
+            "elapsed_ms": json_safe(round(self.elapsed_ms, 3)),
+            "error": message if verdict.status is Status.ERROR else None,
+            "message": message,
         }
         if self.group is not None:
-            out["group"] = self.group
+            out["group"] = json_safe(self.group)
         if self.meta:
-            out["meta"] = dict(self.meta)
+            out["meta"] = json_safe(dict(self.meta))
         return out
 
     @classmethod

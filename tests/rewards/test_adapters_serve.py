@@ -24,14 +24,15 @@ TESTS = Path(__file__).resolve().parents[1]
 
 def _post(
     port: int, path: str, body: Any, headers: dict[str, str] | None = None, raw: bytes | None = None
-) -> tuple[int, dict[str, Any], dict[str, str]]:
+) -> tuple[int, dict[str, Any], http.client.HTTPMessage]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     data = raw if raw is not None else json.dumps(body).encode()
     connection.request("POST", path, data, {"Content-Type": "application/json", **(headers or {})})
     response = connection.getresponse()
     payload = json.loads(response.read())
     connection.close()
-    return response.status, payload, dict(response.getheaders())
+    # header names are case-insensitive (HTTP/1.1 servers may send them in lower case)
+    return response.status, payload, response.headers
 
 
 def _wait_until(condition: Callable[[], bool]) -> None:

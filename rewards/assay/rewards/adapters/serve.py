@@ -1,4 +1,4 @@
-"""The HTTP reward server behind ``assay serve`` (standard library only).
+"""The HTTP reward server behind ``assay serve``: a Starlette app on uvicorn (the ``serve`` extra).
 
 Endpoints (protocol reference: docs/integrations.md):
 
@@ -9,35 +9,46 @@ Endpoints (protocol reference: docs/integrations.md):
   ``{"results": [...]}`` (or ``{"result": ...}`` for one record).
 - ``GET /health``: ``{"status": "ok"}``.
 
-Requests are admitted up to ``queue`` at a time (503 with ``Retry-After`` beyond); admitted
-requests are coalesced into batches for one warm worker pool by a single scoring thread.
-SIGTERM / SIGINT stop accepting connections, finish the requests in flight, then stop the pool.
+This module holds the protocol (what a body means, what is answered) and the scoring core;
+:mod:`assay.rewards.adapters._asgi` holds the HTTP side (the Starlette routes, the uvicorn
+protocol with its read and write timeouts, the graceful shutdown). Requests are admitted up to
+``queue`` at a time (503 with ``Retry-After`` beyond); admitted requests are coalesced into
+batches for one warm worker pool by a single scoring thread. On SIGTERM / SIGINT the server
+stops listening, answers every connection the kernel had already accepted (503 for requests not
+yet admitted), finishes the requests in flight, then stops the pool.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import hmac
 import json
 import logging
 import queue
-import signal
 import sys
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.rewards.adapters._batch import SharedScorer, reward_of
 
+from assay.errors import ConfigError
 from assay.registry import Registry
 from assay.runner import ScoreOptions
 from assay.types import Result
 
+if TYPE_CHECKING:
+    from assay.rewards.adapters._asgi import Stack
+
 log = logging.getLogger(__name__)
 
 MAX_COALESCED_ROWS = 1024
+MISSING_EXTRA = (
+    "assay serve needs uvicorn and starlette, the 'serve' extra: pip install 'assay[serve]'"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +65,10 @@ class ServeConfig:
         queue: Most requests admitted at once (503 beyond).
         domain: Domain of OpenRLHF items whose label names none.
         timeout_s: Hard per-item limit; ``None`` uses each verifier's default.
+        read_timeout_s: A request's head, and then its body, must arrive within this many
+            seconds (408 and the connection closed otherwise); a client that does not read its
+            answer for as long is cut off.
+        backlog: Connections the kernel may hold before the server accepts them.
     """
 
     host: str = "127.0.0.1"
@@ -65,6 +80,8 @@ class ServeConfig:
     queue: int = 64
     domain: str = "math"
     timeout_s: float | None = None
+    read_timeout_s: float = 30.0
+    backlog: int = 2048
 
 
 class RequestError(Exception):
@@ -78,9 +95,9 @@ class RequestError(Exception):
 @dataclass(slots=True)
 class _Pending:
     rows: list[Any]
-    done: threading.Event = field(default_factory=threading.Event)
-    results: list[Result] = field(default_factory=list)
-    failure: str | None = None
+    future: concurrent.futures.Future[list[Result]] = field(
+        default_factory=concurrent.futures.Future
+    )
 
 
 class _Batcher:
@@ -92,13 +109,11 @@ class _Batcher:
         self._thread = threading.Thread(target=self._run, name="assay-batcher", daemon=True)
         self._thread.start()
 
-    def score(self, rows: list[Any]) -> list[Result]:
+    def submit(self, rows: list[Any]) -> concurrent.futures.Future[list[Result]]:
+        """A future of one result per row (:class:`RequestError` 500 if the scorer fails)."""
         pending = _Pending(rows)
         self._queue.put(pending)
-        pending.done.wait()
-        if pending.failure is not None:
-            raise RequestError(500, pending.failure)
-        return pending.results
+        return pending.future
 
     def stop(self) -> None:
         self._queue.put(None)
@@ -126,30 +141,27 @@ class _Batcher:
                 return
 
     def _score(self, batch: list[_Pending]) -> None:
+        # a request whose waiter was cancelled (forced shutdown) is dropped from the batch
+        batch = [pending for pending in batch if pending.future.set_running_or_notify_cancel()]
         rows = [row for pending in batch for row in pending.rows]
         try:
             results = self._scorer.score(rows) if rows else []
         except Exception as exc:  # the boundary: a scorer failure answers 500, never hangs
             log.exception("scoring failed")
             for pending in batch:
-                pending.failure = f"scoring failed: {type(exc).__name__}: {exc}"
-                pending.done.set()
+                failure = f"scoring failed: {type(exc).__name__}: {exc}"
+                pending.future.set_exception(RequestError(500, failure))
             return
         start = 0
         for pending in batch:
-            pending.results = results[start : start + len(pending.rows)]
+            pending.future.set_result(results[start : start + len(pending.rows)])
             start += len(pending.rows)
-            pending.done.set()
 
 
-class RewardServer:
-    """The reward HTTP server; :meth:`start` serves from a thread, :meth:`serve` blocks.
+class ServeCore:
+    """What the server answers, independent of HTTP: auth, body shapes, admission, scoring.
 
-    Example:
-        >>> server = RewardServer(ServeConfig(port=0)).start()  # doctest: +SKIP
-        >>> server.url  # doctest: +SKIP
-        'http://127.0.0.1:40231'
-        >>> server.shutdown()  # doctest: +SKIP
+    Runs on the server's event loop; scoring happens on the batcher's thread.
     """
 
     def __init__(self, config: ServeConfig, registry: Registry | None = None) -> None:
@@ -157,79 +169,24 @@ class RewardServer:
         options = ScoreOptions(workers=config.workers, timeout_s=config.timeout_s)
         self._scorer = SharedScorer(options, registry)
         self._batcher = _Batcher(self._scorer)
-        self._slots = threading.BoundedSemaphore(config.queue)
-        self._count_lock = threading.Lock()
-        self._in_flight = 0
-        self._httpd = _HTTPServer((config.host, config.port), _Handler)
-        self._httpd.app = self
-        self._thread: threading.Thread | None = None
-        self._closed = threading.Event()
-
-    @property
-    def port(self) -> int:
-        return int(self._httpd.server_address[1])
-
-    @property
-    def in_flight(self) -> int:
-        """Requests admitted and not yet scored."""
-        with self._count_lock:
-            return self._in_flight
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.config.host}:{self.port}"
-
-    def start(self) -> RewardServer:
-        """Serve from a background thread and return at once."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="assay-serve")
-        self._thread.start()
-        return self
-
-    def serve(self) -> None:
-        """Serve in this thread until SIGTERM / SIGINT, then shut down gracefully."""
-
-        def stop(signum: int, frame: object) -> None:
-            print(f"assay serve: signal {signum}, finishing requests in flight", file=sys.stderr)
-            threading.Thread(target=self._httpd.shutdown, daemon=True).start()
-
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        print(f"assay serve: listening on {self.url}", file=sys.stderr, flush=True)
-        self._httpd.serve_forever()
-        self._close()
-
-    def shutdown(self) -> None:
-        """Stop accepting, finish the requests in flight, stop the workers (idempotent)."""
-        self._httpd.shutdown()
-        if self._thread is not None:
-            self._thread.join()
-        self._close()
-
-    def _close(self) -> None:
-        if self._closed.is_set():
-            return
-        self._closed.set()
-        self._httpd.server_close()  # joins the request threads: in-flight requests finish
-        self._batcher.stop()
-        self._scorer.close()
-
-    # request handling ------------------------------------------------------------------------
+        self.admitted = 0
+        self.draining = False
 
     def authorized(self, header: str | None) -> bool:
         if self.config.token is None:
             return True
         expected = f"Bearer {self.config.token}".encode()
-        return hmac.compare_digest((header or "").encode(), expected)
+        return hmac.compare_digest((header or "").encode("utf-8", "replace"), expected)
 
-    def handle(self, path: str, body: Any) -> dict[str, Any]:
+    async def answer(self, path: str, body: Any) -> dict[str, Any]:
         """The JSON answer to a POST to ``path``; raises :class:`RequestError` when refused."""
         if path in ("/", "/get_reward"):
             rows = self.openrlhf_rows(body)
-            return openrlhf_response(self._score(rows))
+            return openrlhf_response(await self.score(rows))
         if path == "/verify":
-            rows, single = verify_rows(body)
-            self._check_size(len(rows))
-            results = [_result_dict(r) for r in self._score(rows)]
+            records, single = verify_rows(body)
+            self.check_size(len(records))
+            results = [_result_dict(r) for r in await self.score(records)]
             return {"result": results[0]} if single else {"results": results}
         raise RequestError(404, f"no endpoint {path!r}; use /get_reward, / or /verify")
 
@@ -237,7 +194,7 @@ class RewardServer:
         if not isinstance(body, Mapping):
             raise RequestError(400, "expected a JSON object with 'query' and 'labels'")
         queries = _string_list(body, "query")
-        self._check_size(len(queries))
+        self.check_size(len(queries))
         labels = body.get("labels")
         if not isinstance(labels, list) or len(labels) != len(queries):
             raise RequestError(400, "'labels' must be a list as long as 'query'")
@@ -251,23 +208,103 @@ class RewardServer:
             for i, (query, label) in enumerate(zip(queries, labels, strict=True))
         ]
 
-    def _check_size(self, size: int) -> None:
+    def check_size(self, size: int) -> None:
         if size > self.config.max_batch:
             raise RequestError(
                 400, f"batch of {size} items is over --max-batch {self.config.max_batch}"
             )
 
-    def _score(self, rows: list[Any]) -> list[Result]:
-        if not self._slots.acquire(blocking=False):
+    async def score(self, rows: list[Any]) -> list[Result]:
+        """Admit the request (503 when ``queue`` are admitted) and wait for its results."""
+        if self.admitted >= self.config.queue:
             raise RequestError(503, f"server busy: {self.config.queue} requests queued")
-        with self._count_lock:
-            self._in_flight += 1
+        self.admitted += 1
         try:
-            return self._batcher.score(rows)
+            return await asyncio.wrap_future(self._batcher.submit(rows))
         finally:
-            with self._count_lock:
-                self._in_flight -= 1
-            self._slots.release()
+            self.admitted -= 1
+
+    def close(self) -> None:
+        self._batcher.stop()
+        self._scorer.close()
+
+
+class RewardServer:
+    """The reward HTTP server; :meth:`start` serves from a thread, :meth:`serve` blocks.
+
+    The listening socket is bound when the server is made, so :attr:`port` is known at once.
+
+    Example:
+        >>> server = RewardServer(ServeConfig(port=0)).start()  # doctest: +SKIP
+        >>> server.url  # doctest: +SKIP
+        'http://127.0.0.1:40231'
+        >>> server.shutdown()  # doctest: +SKIP
+
+    Raises:
+        ConfigError: uvicorn or starlette is not installed (the ``serve`` extra).
+    """
+
+    def __init__(self, config: ServeConfig, registry: Registry | None = None) -> None:
+        try:
+            from assay.rewards.adapters._asgi import Stack
+        except ImportError as exc:
+            raise ConfigError(f"{MISSING_EXTRA} ({exc})") from None
+        self.config = config
+        self._core = ServeCore(config, registry)
+        try:
+            self._stack: Stack = Stack(self._core)
+        except BaseException:
+            self._core.close()
+            raise
+        self._thread: threading.Thread | None = None
+        self._closed = threading.Event()
+
+    @property
+    def port(self) -> int:
+        return self._stack.port
+
+    @property
+    def in_flight(self) -> int:
+        """Requests admitted and not yet scored."""
+        return self._core.admitted
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.config.host}:{self.port}"
+
+    def start(self) -> RewardServer:
+        """Serve from a background thread and return once the server accepts connections."""
+        self._thread = threading.Thread(target=self._stack.run, name="assay-serve")
+        self._thread.start()
+        self._stack.wait_started()
+        return self
+
+    def serve(self) -> None:
+        """Serve in this thread until SIGTERM / SIGINT, then shut down gracefully."""
+        print(f"assay serve: listening on {self.url}", file=sys.stderr, flush=True)
+        try:
+            with self._stack.signals_stop_it():
+                self._stack.run()
+        finally:
+            self._close()
+
+    def begin_shutdown(self) -> None:
+        """Stop accepting and answer what is queued (503); returns at once (idempotent)."""
+        self._stack.stop()
+
+    def shutdown(self) -> None:
+        """Stop accepting, answer what is queued, finish the requests in flight (idempotent)."""
+        self._stack.stop()
+        if self._thread is not None:
+            self._thread.join()
+        self._close()
+
+    def _close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        self._stack.close()
+        self._core.close()
 
 
 def openrlhf_response(results: Sequence[Result]) -> dict[str, Any]:
@@ -303,7 +340,7 @@ def _openrlhf_row(
     response = query[len(prompt) :] if prompt is not None and query.startswith(prompt) else query
     domain, reference = config.domain, label
     if isinstance(label, str) and label.lstrip().startswith("{"):
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             label = json.loads(label)
     if isinstance(label, Mapping) and "domain" in label:
         domain = str(label["domain"])
@@ -331,70 +368,6 @@ def _result_dict(result: Result) -> dict[str, Any]:
     out["reward"] = reward_of(result)
     out["masked"] = result.status.is_infrastructure
     return out
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = False  # server_close() waits for requests in flight
-    block_on_close = True
-    allow_reuse_address = True
-    request_queue_size = 128  # the listen backlog: many trainer ranks connect at once
-    app: RewardServer
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _HTTPServer
-    protocol_version = "HTTP/1.0"
-    server_version = "assay-serve"
-
-    def do_GET(self) -> None:
-        if self.path.split("?")[0] == "/health":
-            self._send(200, {"status": "ok"})
-        else:
-            self._send(404, {"error": f"no endpoint {self.path!r}"})
-
-    def do_POST(self) -> None:
-        app = self.server.app
-        try:
-            if not app.authorized(self.headers.get("Authorization")):
-                raise RequestError(401, "missing or wrong bearer token")
-            body = self._body(app.config.max_body_bytes)
-            answer = app.handle(self.path.split("?")[0], body)
-        except RequestError as exc:
-            self._send(exc.status, {"error": str(exc)})
-            return
-        self._send(200, answer)
-
-    def _body(self, limit: int) -> Any:
-        length_header = self.headers.get("Content-Length")
-        if length_header is None:
-            raise RequestError(411, "a Content-Length header is required")
-        try:
-            length = int(length_header)
-        except ValueError:
-            raise RequestError(400, "bad Content-Length header") from None
-        if length < 0:
-            raise RequestError(400, "bad Content-Length header")
-        if length > limit:
-            raise RequestError(413, f"body of {length} bytes is over the limit of {limit}")
-        try:
-            return json.loads(self.rfile.read(length))
-        except ValueError as exc:
-            raise RequestError(400, f"body is not valid JSON: {exc}") from None
-
-    def _send(self, status: int, payload: Mapping[str, Any]) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if status == 503:
-            self.send_header("Retry-After", "1")
-        if status == 401:
-            self.send_header("WWW-Authenticate", "Bearer")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s %s", self.address_string(), format % args)
 
 
 def run_server(config: ServeConfig) -> None:

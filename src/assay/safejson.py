@@ -1,0 +1,194 @@
+"""JSON that every output path can write, whatever a response or a verifier put in it.
+
+Responses, record ids, exception messages, meta and a check's evidence can hold text that no
+UTF-8 file can store (a lone surrogate such as ``"\\ud800"``, which ``json.loads`` produces from
+an escaped one), floats that JSON has no token for (NaN, infinities), integers too long for
+``str()``, structures nested deeper than an encoder's recursion limit, and objects that are not
+JSON at all. :func:`json_safe` turns any value into plain JSON data by one fixed set of rules
+(docs/formats.md, "Unencodable values"), so a single bad value never crashes a writer and every
+output line is valid UTF-8 JSON:
+
+- text: a surrogate pair becomes the character it encodes; a lone surrogate becomes U+FFFD;
+  control characters stay (JSON escapes them);
+- floats: NaN, Infinity and -Infinity become the strings ``"NaN"``, ``"Infinity"``,
+  ``"-Infinity"``;
+- integers of more than :data:`MAX_INT_DIGITS` digits become ``"<int of about N digits>"``;
+- tuples and other sequences become lists; sets become lists sorted by their JSON text;
+  bytes become text (undecodable bytes as ``\\xNN``); numpy values their ``tolist()``;
+- mapping keys become strings (``true`` / ``false`` / ``null`` for those constants, as
+  ``json`` writes them);
+- containers nested deeper than :data:`MAX_DEPTH` are cut there: ``"<nested deeper than 100
+  levels>"``;
+- anything else becomes its ``repr`` (at most :data:`MAX_REPR_CHARS` characters), or
+  ``"<TypeName>"`` when even that fails.
+
+:func:`loads` is the matching reader: a document nested too deeply for the parser is a
+``ValueError`` like any other malformed JSON, never a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+JSON = Any
+"""A value that round-trips through ``json`` (the same alias as :data:`assay.types.JSON`)."""
+
+MAX_DEPTH = 100
+"""Containers nested deeper than this are replaced by a marker string."""
+MAX_INT_DIGITS = 4300
+"""Integers with more digits than this (Python's ``str()`` limit) are replaced by a marker."""
+MAX_REPR_CHARS = 1000
+"""Longest ``repr`` kept for an object that is not JSON."""
+MAX_VALUES = 1_000_000
+"""Most values converted in one call; the rest are cut (a structure that shares subtrees)."""
+
+_MAX_INT_BITS = int(MAX_INT_DIGITS / math.log10(2))
+_FLOAT_NAMES = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def clean_text(text: str) -> str:
+    """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def json_safe(value: Any) -> JSON:
+    """Plain JSON data for ``value`` (see the module docstring for the rules); never raises."""
+    return _Walk().safe(value, 0)
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """JSON text of :func:`json_safe` (``value``): valid JSON, encodable as UTF-8, one line
+    unless ``indent`` is given."""
+    return json.dumps(json_safe(value), ensure_ascii=False, allow_nan=False, indent=indent)
+
+
+def nested_deeper_than(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether dicts, lists and tuples in ``value`` nest more than ``limit`` levels deep.
+
+    Iterative, so a structure too deep for recursive code is measured without recursing.
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    seen: set[int] = set()
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict | list | tuple) or id(item) in seen:
+            continue
+        if depth >= limit:
+            return True
+        seen.add(id(item))
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def loads(data: str | bytes | bytearray) -> Any:
+    """``json.loads``, with a document nested too deeply to parse raised as ``ValueError``."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to parse") from None
+
+
+class _Walk:
+    """One conversion: the containers on the current path (cycles) and a budget of values."""
+
+    def __init__(self) -> None:
+        self.path: set[int] = set()
+        self.budget = MAX_VALUES
+
+    def safe(self, value: Any, depth: int) -> JSON:
+        self.budget -= 1
+        if self.budget < 0:
+            return f"<cut: more than {MAX_VALUES} values>"
+        kind = type(value)
+        if kind is str:
+            return clean_text(value)
+        if kind is bool or value is None:
+            return value
+        if kind is int:
+            return _int(value)
+        if kind is float:
+            return _float(value)
+        if kind is dict or kind is list or kind is tuple:
+            return self.container(value, depth)
+        return self.other(value, depth)
+
+    def container(self, value: Any, depth: int) -> JSON:
+        if depth >= MAX_DEPTH:
+            return f"<nested deeper than {MAX_DEPTH} levels>"
+        if id(value) in self.path:
+            return "<circular reference>"
+        self.path.add(id(value))
+        try:
+            if isinstance(value, Mapping):
+                return {
+                    self.key(key, depth): self.safe(item, depth + 1) for key, item in value.items()
+                }
+            return [self.safe(item, depth + 1) for item in value]
+        finally:
+            self.path.discard(id(value))
+
+    def key(self, key: Any, depth: int) -> str:
+        if type(key) is str:
+            return clean_text(key)
+        if key is True or key is False or key is None:
+            return json.dumps(key)
+        safe = self.safe(key, depth + 1)  # a tuple key becomes its JSON text
+        return safe if isinstance(safe, str) else json.dumps(safe, ensure_ascii=False)
+
+    def other(self, value: Any, depth: int) -> JSON:
+        """Subclasses of the plain types, other containers, bytes, numpy values, any object."""
+        try:
+            if isinstance(value, bool):
+                return bool(value)
+            if isinstance(value, str):
+                return clean_text(str.__str__(value))
+            if isinstance(value, int):
+                return _int(int.__index__(value))
+            if isinstance(value, float):
+                return _float(float.__float__(value))
+            if isinstance(value, Mapping | list | tuple):
+                return self.container(value, depth)
+            if isinstance(value, bytes | bytearray | memoryview):
+                return bytes(value).decode("utf-8", "backslashreplace")
+            if isinstance(value, set | frozenset):
+                items = [self.safe(item, depth + 1) for item in value]
+                return sorted(items, key=lambda item: json.dumps(item, ensure_ascii=False))
+            tolist = getattr(type(value), "tolist", None)
+            if callable(tolist) and depth < MAX_DEPTH:
+                return self.safe(tolist(value), depth + 1)
+        except Exception:  # a hostile or broken object is described instead
+            return _describe(value)
+        return _describe(value)
+
+
+def _int(value: int) -> JSON:
+    if value.bit_length() > _MAX_INT_BITS:
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        return f"<int of about {digits} digits>"
+    return value
+
+
+def _float(value: float) -> JSON:
+    if math.isfinite(value):
+        return value
+    return _FLOAT_NAMES.get(value, "NaN")
+
+
+def _describe(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # an object whose repr raises is still named
+        return f"<{type(value).__name__}>"
+    if not isinstance(text, str):
+        return f"<{type(value).__name__}>"
+    return clean_text(str.__str__(text)[:MAX_REPR_CHARS])
