@@ -136,7 +136,7 @@ _FIGURE = re.compile(
         | \d+(?:\.\d+)?
         | \.\d+
       )
-      (?P<exp>[eE](?P<esign>[-+])?(?P<edigits>\d{{1,6}})(?![\w.])
+      (?P<exp>[eE](?P<esign>[-+])?(?P<edigits>\d{{1,6}})(?!\w|\.\d)
         | \s?(?:\\times|×|\\cdot|\*|x)\s?10\s?\^\s?
           (?:\{{\s*(?P<bsign>{_SIGN})?\s*(?P<bdigits>\d{{1,6}})\s*\}}
             |(?P<bsign2>{_SIGN})?(?P<bdigits2>\d{{1,6}}))
@@ -144,7 +144,7 @@ _FIGURE = re.compile(
       (?P<den>/\d{{1,9}}(?![\d/.]))?
       (?P<close>\))?
       (?P<pct>\s?\\?%|\s?(?:percent|per\s?cent|pct)\b)?
-      (?P<scale>\s?(?:thousands?|millions?|billions?|trillions?|bn|mn|tn)\b|(?:mm|MM|[kKMBmb])(?![\w]))?
+      (?P<scale>\s?(?i:thousands?|millions?|billions?|trillions?|bn|mn|tn)\b|(?:mm|MM|[kKMBmb])(?![\w]))?
       (?P<close2>\))?
       (?P<cur2>\s?(?:{_CODES})\b|\s?(?:U\.S\.\s?dollars?|US\s?dollars?|dollars?|euros?|pounds?|yen)\b|\s?[€£¥₹])?
     )
@@ -160,6 +160,19 @@ _WORD_SUFFIX = re.compile(
 )
 _CENTS = re.compile(r"\s+and\s+(?P<cents>\d{1,2}|[a-z]+(?:[ -][a-z]+)?)\s+cents?\b", re.IGNORECASE)
 _AFTER_ALL = 1 << 62
+_DIGITS = re.compile(r"\d+")
+_YEAR_TEXT = re.compile(r"\d{4}(?:\s+(?:dollars?|euros?|pounds?|yen))?")
+"""A year, also in "2023 dollars" (constant dollars of that year); never after a symbol."""
+_YEAR_CUE = re.compile(
+    r"(?:\b(?:in|during|since|until|till|through|throughout|fiscal|FY|years?|between|ended"
+    r"|ending|circa|early|late|Q[1-4]|H[12]|(?:end|start|beginning|close|middle)\s+of|as\s+of)\s+"
+    r"(?:fiscal\s+|year\s+)?|\bFY|\bmid-)$",
+    re.IGNORECASE,
+)
+_GLUED_YEAR = re.compile(r"\b(?:FY|CY|mid-)(?P<year>\d{4})(?![\w])", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+_RANGE_AFTER = re.compile(r"\s*(?:to|-|–)\s*[$€£]?\d", re.IGNORECASE)
+_YEAR_JOIN = re.compile(r"\s*(?:to|and|or|vs\.?|versus|through|than|[-–/])\s*", re.IGNORECASE)
 _ORDINAL = re.compile(r"(?:st|nd|rd|th)(?![A-Za-z])")
 
 
@@ -268,19 +281,21 @@ def scan_numbers(text: str, dollars: Dollars | None = None) -> NumberScan:
     figures: list[Figure] = []
     oversized: list[Oversized] = []
     for match in _FIGURE.finditer(text):
-        if _inside(match.start(), codes) and not _inside(match.start(), dates):
+        if _inside(match.start(), dates) or _inside(match.start(), codes):
             continue
         read = _from_match(text, match, found_dollars)
         if isinstance(read, Oversized):
             oversized.append(read)
         elif read is not None:
             figures.append(read)
+    figures.extend(_date_parts(text, dates))
+    figures.extend(_glued_years(text))
     figures.extend(_word_figures(text, figures, oversized))
     figures.sort(key=lambda figure: figure.start)
     figures = _merge_cents(text, figures)
     cues = CueIndex(text)
-    finished = tuple(_finish(figure, dates, found_dollars, cues) for figure in figures)
-    return NumberScan(finished, tuple(oversized))
+    finished = [_finish(figure, dates, found_dollars, cues) for figure in figures]
+    return NumberScan(tuple(_mark_years(text, finished)), tuple(oversized))
 
 
 def find_numbers(text: str) -> list[Figure]:
@@ -297,21 +312,73 @@ def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
 def _finish(
     figure: Figure, dates: list[tuple[int, int]], dollars: Dollars, cues: CueIndex
 ) -> Figure:
-    """Set the role, the sign cue and whether the figure is in math."""
-    role: Role = "value"
-    if _inside(figure.start, dates):
-        role = "date"
-    elif (
-        figure.kind == "digits"
-        and figure.currency is None
-        and figure.scale is None
-        and not figure.percent
-        and is_plausible_year(figure.value, figure.text)
-    ):
-        role = "year"
+    """Set the role (date parts only; years come after), the sign cue and math."""
+    role: Role = "date" if _inside(figure.start, dates) else figure.role
     return replace(
         figure, role=role, cue=cues.before(figure.start), in_math=dollars.in_math(figure.start)
     )
+
+
+def _year_candidate(figure: Figure) -> bool:
+    return (
+        figure.role == "value"
+        and figure.kind == "digits"
+        and figure.scale is None
+        and not figure.percent
+        and _YEAR_TEXT.fullmatch(figure.text) is not None
+        and is_plausible_year(figure.value, figure.text[:4])
+    )
+
+
+def _after_year_word(text: str, figure: Figure) -> bool:
+    """Whether a year word stands right before the figure ("up from 2023", not "from 2000 to")."""
+    begin = max(0, figure.start - 24)
+    if _YEAR_CUE.search(text, begin, figure.start) is not None:
+        return True
+    return (
+        _FROM.search(text, begin, figure.start) is not None
+        and _RANGE_AFTER.match(text, figure.end) is None
+    )
+
+
+def _mark_years(text: str, figures: list[Figure]) -> list[Figure]:
+    """Mark year mentions: a plausible year after a year word ("in", "fiscal", "FY", "end of"),
+    or joined to another plausible year ("2018 to 2019", "2023 vs 2024")."""
+    candidates = [_year_candidate(figure) for figure in figures]
+    years = [
+        candidate and _after_year_word(text, figure)
+        for figure, candidate in zip(figures, candidates, strict=True)
+    ]
+    for index in range(len(figures) - 1):
+        first, second = figures[index], figures[index + 1]
+        if (
+            candidates[index]
+            and candidates[index + 1]
+            and _YEAR_JOIN.fullmatch(text, first.end, second.start) is not None
+        ):
+            years[index] = years[index + 1] = True
+    return [
+        replace(figure, role="year") if year else figure
+        for figure, year in zip(figures, years, strict=True)
+    ]
+
+
+def _glued_years(text: str) -> list[Figure]:
+    """Years glued to a prefix ("FY2024", "mid-2023", "CY2022"): year mentions."""
+    return [
+        Figure(Decimal(m.group("year")), m.group("year"), m.start("year"), m.end(), role="year")
+        for m in _GLUED_YEAR.finditer(text)
+        if is_plausible_year(Decimal(m.group("year")), m.group("year"))
+    ]
+
+
+def _date_parts(text: str, dates: list[tuple[int, int]]) -> list[Figure]:
+    """The day, month and year numbers of each date, as figures (their role is ``date``)."""
+    return [
+        Figure(Decimal(match.group(0)), match.group(0), match.start(), match.end())
+        for start, end in dates
+        for match in _DIGITS.finditer(text, start, end)
+    ]
 
 
 def _strip_separators(digits: str) -> str:
