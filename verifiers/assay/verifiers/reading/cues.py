@@ -12,31 +12,107 @@ nothing or by "of"/"by" and fillers ("approximately", "a net", "the"): "declined
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 Direction = Literal["down", "up"]
 
-_DOWN = (
-    r"decrease[sd]?|decreasing|decline[sd]?|declining|fell|falls?|falling|drop(?:s|ped)?"
-    r"|down|lower|reduc(?:ed|tion|tions)|shr[au]nk|loss(?:es)?|expenses?|deficit|outflows?"
-    r"|negative|impairment|write-?downs?|contract(?:ed|ion)"
+DOWN_WORDS = frozenset(
+    [
+        "decrease",
+        "decreases",
+        "decreased",
+        "decreasing",
+        "decline",
+        "declines",
+        "declined",
+        "declining",
+        "fell",
+        "fall",
+        "falls",
+        "falling",
+        "drop",
+        "drops",
+        "dropped",
+        "down",
+        "lower",
+        "reduced",
+        "reduction",
+        "reductions",
+        "shrank",
+        "shrunk",
+        "loss",
+        "losses",
+        "expense",
+        "expenses",
+        "deficit",
+        "outflow",
+        "outflows",
+        "negative",
+        "impairment",
+        "write-down",
+        "write-downs",
+        "writedown",
+        "writedowns",
+        "contracted",
+        "contraction",
+    ]
 )
-_UP = (
-    r"increase[sd]?|increasing|rose|rises?|rising|gr[eo]w(?:n|s|th)?|gain(?:ed|s)?|up|higher"
-    r"|profit|surplus|inflows?|improve(?:d|ment)"
+"""Cue words of a fall or of a negative item."""
+UP_WORDS = frozenset(
+    [
+        "increase",
+        "increases",
+        "increased",
+        "increasing",
+        "rose",
+        "rise",
+        "rises",
+        "rising",
+        "grew",
+        "grow",
+        "grows",
+        "grown",
+        "growth",
+        "gain",
+        "gained",
+        "gains",
+        "up",
+        "higher",
+        "profit",
+        "surplus",
+        "inflow",
+        "inflows",
+        "improved",
+        "improvement",
+    ]
 )
-_FILLER = (
-    r"(?:(?:approximately|about|around|roughly|nearly|almost|some|just|only|a|an|the|net|total"
-    r"|of|by)\s+)*"
+"""Cue words of a rise or of a positive item."""
+FILLERS = frozenset(
+    [
+        "approximately",
+        "about",
+        "around",
+        "roughly",
+        "nearly",
+        "almost",
+        "some",
+        "just",
+        "only",
+        "a",
+        "an",
+        "the",
+        "net",
+        "total",
+        "of",
+        "by",
+    ]
 )
-_CUE_WORD = re.compile(rf"(?<![\w-])(?P<word>{_DOWN}|{_UP})(?![\w-])", re.IGNORECASE)
-_GAP = re.compile(rf"\s+{_FILLER}|\s*", re.IGNORECASE)
-_DOWN_WORD = re.compile(rf"(?:{_DOWN})", re.IGNORECASE)
+"""Words that may stand between a cue and its figure."""
 WINDOW = 60
 """Characters before a figure searched for its cue."""
+_LAST_WORD = re.compile(r"(?<![A-Za-z-])([A-Za-z][A-Za-z-]*)(\s*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,29 +125,28 @@ class SignCue:
 
 
 class CueIndex:
-    """Every cue word of a text, found in one pass, to look up the cue before each figure."""
+    """Looks up the cue before each figure of one text (kept for the scanner's one pass)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.cues = [
-            (match.end(), SignCue(match.group(0), _direction(match.group(0)), match.start()))
-            for match in _CUE_WORD.finditer(text)
-        ]
-        self.ends = [end for end, _ in self.cues]
 
     def before(self, start: int) -> SignCue | None:
         """The cue joined to the figure that starts at ``start``, if any."""
-        at = bisect.bisect_right(self.ends, start) - 1
-        if at < 0:
-            return None
-        end, cue = self.cues[at]
-        if start - end > WINDOW or _GAP.fullmatch(self.text, end, start) is None:
-            return None
-        return cue
-
-
-def _direction(word: str) -> Direction:
-    return "down" if _DOWN_WORD.fullmatch(word) else "up"
+        begin = max(0, start - WINDOW)
+        end = start
+        first = True
+        while end > begin:
+            match = _LAST_WORD.search(self.text, begin, end)
+            if match is None or (not first and not match.group(2)):
+                return None
+            word = match.group(1).lower()
+            if word in DOWN_WORDS or word in UP_WORDS:
+                direction: Direction = "down" if word in DOWN_WORDS else "up"
+                return SignCue(match.group(1), direction, match.start(1))
+            if word not in FILLERS:
+                return None
+            end, first = match.start(1), False
+        return None
 
 
 def sign_cue(text: str, start: int) -> SignCue | None:
@@ -83,6 +158,4 @@ def sign_cue(text: str, start: int) -> SignCue | None:
         >>> sign_cue("cash fell to $5", 13) is None
         True
     """
-    begin = max(0, start - WINDOW)
-    cue = CueIndex(text[begin:start]).before(start - begin)
-    return None if cue is None else SignCue(cue.word, cue.direction, cue.start + begin)
+    return CueIndex(text).before(start)

@@ -38,6 +38,9 @@ _DATE = re.compile(
 )
 
 
+_HINT = re.compile(r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)|\d[-/.]\d")
+
+
 def date_spans(text: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` of every calendar date in ``text``, in order.
 
@@ -46,6 +49,8 @@ def date_spans(text: str) -> list[tuple[int, int]]:
         >>> [text[a:b] for a, b in date_spans(text)]
         ['December 31, 2024', '2023-12-31']
     """
+    if _HINT.search(text) is None:
+        return []
     return [(match.start(), match.end()) for match in _DATE.finditer(text)]
 
 

@@ -121,6 +121,7 @@ _CODES = r"USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|RMB|INR"
 _SEP = r",\\!|\{,\}|\\,|,|[\u00a0\u2009\u202f]"
 _FIGURE = re.compile(
     rf"""
+    (?=[-+{_DASHES}(\\$€£¥₹UCAEGJRI.\d])
     (?<![\w.,\\^])(?<!\^\{{)(?<!_\{{)(?<!\^\s)(?<!\^[-{_DASHES}])(?<!\^\{{[-{_DASHES}])
     (?<![A-Za-z][-{_DASHES}])
     (?:
@@ -160,6 +161,14 @@ _WORD_SUFFIX = re.compile(
 )
 _CENTS = re.compile(r"\s+and\s+(?P<cents>\d{1,2}|[a-z]+(?:[ -][a-z]+)?)\s+cents?\b", re.IGNORECASE)
 _AFTER_ALL = 1 << 62
+_ANY_DIGIT = re.compile(r"\d")
+_ANY_NUMBER_WORD = re.compile(
+    r"(?<![A-Za-z])(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|dozen)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_NO_DOLLARS = Dollars((), frozenset())
 _DIGITS = re.compile(r"\d+")
 _YEAR_TEXT = re.compile(r"\d{4}(?:\s+(?:dollars?|euros?|pounds?|yen))?")
 """A year, also in "2023 dollars" (constant dollars of that year); never after a symbol."""
@@ -275,27 +284,42 @@ def scan_numbers(text: str, dollars: Dollars | None = None) -> NumberScan:
         >>> [(f.text, f.role) for f in scan.figures]
         [('31', 'date'), ('2024', 'date'), ('$1.2 million', 'value'), ('5%', 'value')]
     """
-    found_dollars = dollars if dollars is not None else read_dollars(text)
-    dates = date_spans(text)
-    codes = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    has_digits = _ANY_DIGIT.search(text) is not None
+    has_words = _ANY_NUMBER_WORD.search(text) is not None
+    if not has_digits and not has_words:
+        return NumberScan((), ())
+    found_dollars = dollars if dollars is not None else _dollars_of(text)
     figures: list[Figure] = []
     oversized: list[Oversized] = []
-    for match in _FIGURE.finditer(text):
-        if _inside(match.start(), dates) or _inside(match.start(), codes):
-            continue
-        read = _from_match(text, match, found_dollars)
-        if isinstance(read, Oversized):
-            oversized.append(read)
-        elif read is not None:
-            figures.append(read)
-    figures.extend(_date_parts(text, dates))
-    figures.extend(_glued_years(text))
-    figures.extend(_word_figures(text, figures, oversized))
+    dates: list[tuple[int, int]] = []
+    if has_digits:
+        dates = date_spans(text)
+        codes = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+        for match in _FIGURE.finditer(text):
+            if _inside(match.start(), dates) or _inside(match.start(), codes):
+                continue
+            read = _from_match(text, match, found_dollars)
+            if isinstance(read, Oversized):
+                oversized.append(read)
+            elif read is not None:
+                figures.append(read)
+        figures.extend(_date_parts(text, dates))
+        figures.extend(_glued_years(text))
+    if has_words:
+        figures.extend(_word_figures(text, figures, oversized))
     figures.sort(key=lambda figure: figure.start)
+    if not figures:
+        return NumberScan((), tuple(oversized))
     figures = _merge_cents(text, figures)
     cues = CueIndex(text)
     finished = [_finish(figure, dates, found_dollars, cues) for figure in figures]
     return NumberScan(tuple(_mark_years(text, finished)), tuple(oversized))
+
+
+def _dollars_of(text: str) -> Dollars:
+    if "$" not in text and "\\(" not in text and "\\[" not in text:
+        return _NO_DOLLARS
+    return read_dollars(text)
 
 
 def find_numbers(text: str) -> list[Figure]:
