@@ -37,9 +37,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from assay.verifiers.reading.numbers import Figure, scan_numbers
 from assay.verifiers.reading.sentence import (
     clean_tail,
     drop_asides,
@@ -169,6 +170,8 @@ class Located:
         source: The searched text: the response without special tokens and thinking.
         candidates: For ``boxed``: the distinct contents of the run of boxes offered together.
         data: For ``json``: the whole object.
+        figure: When the answer is exactly one figure of its line, that figure read in its
+            context (its role there, "in 2024" a year; the sign word before it).
     """
 
     method: Method
@@ -178,6 +181,7 @@ class Located:
     source: str
     candidates: tuple[str, ...] = ()
     data: Mapping[str, JSON] | None = field(default=None, compare=False)
+    figure: Figure | None = None
 
     @property
     def marked(self) -> bool:
@@ -239,8 +243,24 @@ def locate_answer(
     for finder in (_from_phrases, _from_whole, _from_lines):
         found = finder(source)
         if found is not None:
-            return found
+            return _with_figure(found)
     return None
+
+
+def _with_figure(found: Located) -> Located:
+    """Attach the figure the answer is, read in the context of its line."""
+    source = found.source
+    line_start = source.rfind("\n", 0, found.start) + 1
+    line_end = source.find("\n", found.end)
+    line_end = len(source) if line_end < 0 else line_end
+    begin = max(line_start, found.start - MAX_LINE_LENGTH)
+    for figure in scan_numbers(source[begin:line_end][: MAX_LINE_LENGTH * 2]).figures:
+        if (figure.start + begin, figure.end + begin) == (found.start, found.end):
+            return replace(
+                found,
+                figure=replace(figure, start=figure.start + begin, end=figure.end + begin),
+            )
+    return found
 
 
 def extract_object(text: str) -> dict[str, JSON] | None:

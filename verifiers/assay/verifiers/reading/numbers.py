@@ -173,12 +173,13 @@ _DIGITS = re.compile(r"\d+")
 _YEAR_TEXT = re.compile(r"\d{4}(?:\s+(?:dollars?|euros?|pounds?|yen))?")
 """A year, also in "2023 dollars" (constant dollars of that year); never after a symbol."""
 _YEAR_CUE = re.compile(
-    r"(?:\b(?:in|during|since|until|till|through|throughout|fiscal|FY|years?|between|ended"
+    r"(?:\b(?:in|for|during|since|until|till|through|throughout|fiscal|FY|years?|between|ended"
     r"|ending|circa|early|late|Q[1-4]|H[12]|(?:end|start|beginning|close|middle)\s+of|as\s+of)\s+"
     r"(?:fiscal\s+|year\s+)?|\bFY|\bmid-)$",
     re.IGNORECASE,
 )
 _GLUED_YEAR = re.compile(r"\b(?:FY|CY|mid-)(?P<year>\d{4})(?![\w])", re.IGNORECASE)
+_IN = re.compile(r"\bin\s+$", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 _RANGE_AFTER = re.compile(r"\s*(?:to|-|–)\s*[$€£]?\d", re.IGNORECASE)
 _YEAR_JOIN = re.compile(r"\s*(?:to|and|or|vs\.?|versus|through|than|[-–/])\s*", re.IGNORECASE)
@@ -357,6 +358,8 @@ def _year_candidate(figure: Figure) -> bool:
 def _after_year_word(text: str, figure: Figure) -> bool:
     """Whether a year word stands right before the figure ("up from 2023", not "from 2000 to")."""
     begin = max(0, figure.start - 24)
+    if len(figure.text) > 4:  # "2023 dollars" is a year only as "in 2023 dollars"
+        return _IN.search(text, begin, figure.start) is not None
     if _YEAR_CUE.search(text, begin, figure.start) is not None:
         return True
     return (
