@@ -236,3 +236,27 @@ def test_custom_and_tokenizer_special_tokens() -> None:
     assert found is not None and found.text == "9"
     found = locate_answer("The answer is 9[[END]]", special_tokens=["[[END]]"])
     assert found is not None and found.text == "9"
+
+
+FIGURES_IN_CONTEXT = [
+    # (response, role of the located figure, its cue word)
+    ("The filing covers 2024 and 2023; revenue for 2021 is not disclosed.", "year", None),
+    ("Cash and cash equivalents showed a net decrease of $5,127 thousand.", "value", "decrease"),
+    ("2019 shows an operating loss of $134 million.", "value", "loss"),
+    ("Revenue increased by $67.7 million.", "value", "increased"),
+    ("The answer is 48,843</s>", "value", None),
+    ("Net income was higher in fiscal 2023.", "year", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("response", "role", "cue"), FIGURES_IN_CONTEXT, ids=[r[0][:40] for r in FIGURES_IN_CONTEXT]
+)
+def test_located_figure_in_context(response: str, role: str, cue: str | None) -> None:
+    # The located text alone ("2021", "$5,127 thousand") has lost its context; the figure
+    # attached to the location keeps it, so a domain can apply its year and sign rules.
+    found = locate_answer(response)
+    assert found is not None and found.figure is not None
+    assert found.figure.role == role
+    assert (found.figure.cue.word if found.figure.cue else None) == cue
+    assert found.source[found.figure.start : found.figure.end] == found.figure.text
