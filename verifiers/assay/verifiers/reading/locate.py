@@ -80,6 +80,10 @@ MAX_JSON_STARTS = 64
 """Object starts tried, from the end, in that window."""
 MAX_FALLBACK_LINES = 20
 """Lines searched upwards by ``last_figure``."""
+CONTEXT_BEFORE = 80
+"""Characters before a located figure read for its context (sign words, year words, dates)."""
+CONTEXT_AFTER = 40
+"""Characters after it (the rest of a date, a scale word)."""
 ANSWER_KEYS = ("answer", "final_answer", "Answer", "final answer")
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*(?:\{|(?P<bare>[^\s{$\\][^\s$]*))")
@@ -253,8 +257,9 @@ def _with_figure(found: Located) -> Located:
     line_start = source.rfind("\n", 0, found.start) + 1
     line_end = source.find("\n", found.end)
     line_end = len(source) if line_end < 0 else line_end
-    begin = max(line_start, found.start - MAX_LINE_LENGTH)
-    for figure in scan_numbers(source[begin:line_end][: MAX_LINE_LENGTH * 2]).figures:
+    begin = max(line_start, found.start - CONTEXT_BEFORE)
+    stop = min(line_end, found.end + CONTEXT_AFTER)
+    for figure in scan_numbers(source[begin:stop]).figures:
         if (figure.start + begin, figure.end + begin) == (found.start, found.end):
             return replace(
                 found,
