@@ -6,9 +6,11 @@ Two parts, in one run:
   turns in rounds so machine load falls on both alike; µs per input and the ratio
   shared/old. Inputs are the responses of each domain's fixtures (math 438, finance 436 plus
   the 59 out-of-sample cases, agent's final assistant messages). The old readers:
-  math ``extract_answer``; finance ``final_answer`` + ``answer_amount``; agent ``numbers_in``.
+  math ``extract_answer``; finance ``final_answer`` + ``answer_amount``; agent ``numbers_in``
+  as it was before agent@1.0.2 (kept verbatim below: agent now reads through the shared one).
   The shared reader: ``locate_answer`` (+ ``scan_numbers`` of the located span for finance,
-  of the whole message for agent). Plus a linearity check: ``locate_answer`` and
+  of the whole message for agent), its scan cache cleared before each input. Plus a
+  linearity check: ``locate_answer`` and
   ``scan_numbers`` on hostile inputs of 30 KB and 300 KB (a ratio near 10 is linear, far
   above it would be quadratic).
 - flips: what the wiring of docs/reading.md would change. Each domain's fixtures (and the
@@ -24,7 +26,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -169,6 +173,99 @@ def domain_patches(domain: str) -> list[tuple[Any, str, Callable[..., Any]]]:
     return [(module("assay.verifiers.agent.facts"), "numbers_in", agent_numbers_in)]
 
 
+# ---------------------------------------------------------------- agent's reader before 1.0.2
+# agent@1.0.2 reads through the shared reader, so its former reader is kept here, verbatim,
+# as the timing baseline (verifiers/assay/verifiers/agent/facts.py at commit 3b8cbad).
+
+_LEGACY_NUMBER = re.compile(
+    r"(?<![\w.])(-)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])"
+)
+_LEGACY_WORD = re.compile(r"\w+")
+_LEGACY_UNITS = {
+    word: value
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_LEGACY_TENS = {
+    word: 10 * (i + 2)
+    for i, word in enumerate(
+        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+}
+_LEGACY_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+
+
+def legacy_agent_numbers_in(text: str) -> list[float]:
+    """agent's ``numbers_in`` before it read through the shared reader."""
+    text = unicodedata.normalize("NFKC", text)
+    found = []
+    for match in _LEGACY_NUMBER.finditer(text):
+        value = float(match.group(2).replace(",", ""))
+        found.append(-value if match.group(1) else value)
+    tokens = _LEGACY_WORD.findall(unicodedata.normalize("NFKC", text.replace("-", " ")).casefold())
+    found.extend(_legacy_word_numbers(tokens))
+    return found
+
+
+def _legacy_word_numbers(tokens: list[str]) -> list[float]:
+    units, tens, scales = _LEGACY_UNITS, _LEGACY_TENS, _LEGACY_SCALES
+    found: list[float] = []
+    total, current, last = 0, 0, ""
+    for position, token in enumerate([*tokens, ""]):
+        if token in units and last in ("", "ten", "scale", "and"):
+            if last == "ten" and units[token] >= 10:
+                found.append(float(total + current))
+                total, current = 0, 0
+            current += units[token]
+            last = "unit"
+        elif token in tens and last in ("", "scale", "and"):
+            current += tens[token]
+            last = "ten"
+        elif token in units or token in tens:
+            found.append(float(total + current))
+            total, current = units.get(token, 0), tens.get(token, 0)
+            last = "unit" if token in units else "ten"
+        elif token in scales and last in ("unit", "ten", "scale"):
+            current = max(current, 1) * scales[token]
+            if scales[token] > 100:
+                total, current = total + current, 0
+            last = "scale"
+        elif (
+            token == "and"
+            and last == "scale"
+            and position + 1 < len(tokens)
+            and (tokens[position + 1] in units or tokens[position + 1] in tens)
+        ):
+            last = "and"
+        else:
+            if last:
+                found.append(float(total + current))
+            total, current, last = 0, 0, ""
+    return found
+
+
 # ---------------------------------------------------------------- timing
 
 
@@ -191,17 +288,21 @@ def old_and_new(domain: str) -> tuple[Callable[[str], Any], Callable[[str], Any]
             return scan_numbers(found.text) if found is not None else None
 
         return old_finance, new_finance
-    from assay.verifiers.agent.facts import numbers_in
-
-    return numbers_in, scan_numbers
+    return legacy_agent_numbers_in, scan_numbers
 
 
 def time_pair(
     old: Callable[[str], Any], new: Callable[[str], Any], inputs: list[str], rounds: int
 ) -> tuple[float, float]:
+    from assay.verifiers.reading.numbers import _scan_cached
+
+    def cold(text: str) -> Any:  # every response is new to a verifier: no cache carried over
+        _scan_cached.cache_clear()
+        return new(text)
+
     totals = [0.0, 0.0]
     for _ in range(rounds):
-        for index, reader in enumerate((old, new)):
+        for index, reader in enumerate((old, cold)):
             start = time.perf_counter()
             for text in inputs:
                 reader(text)

@@ -40,6 +40,7 @@ import bisect
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
+from functools import lru_cache
 from typing import Literal
 
 from assay.verifiers.reading.cues import CueIndex, SignCue
@@ -53,6 +54,8 @@ MAX_DIGITS = 100
 """Most digits one figure may have before it is oversized (not converted)."""
 MAX_EXPONENT = 400
 """Largest absolute power of ten a scientific figure may have."""
+MAX_CACHED_TEXT = 2000
+"""Longest text whose scan is cached."""
 
 Kind = Literal["digits", "scientific", "fraction", "words"]
 Role = Literal["value", "year", "date"]
@@ -280,11 +283,25 @@ class NumberScan:
 def scan_numbers(text: str, dollars: Dollars | None = None) -> NumberScan:
     """Read every figure of ``text`` (digits, scientific, fractions, words), in order.
 
+    Scans of short texts are cached (the result is immutable): the sentence rules read the
+    same line several times.
+
     Example:
         >>> scan = scan_numbers("At December 31, 2024 it was $1.2 million, up 5%.")
         >>> [(f.text, f.role) for f in scan.figures]
         [('31', 'date'), ('2024', 'date'), ('$1.2 million', 'value'), ('5%', 'value')]
     """
+    if dollars is None and len(text) <= MAX_CACHED_TEXT:
+        return _scan_cached(text)
+    return _scan(text, dollars)
+
+
+@lru_cache(maxsize=2048)
+def _scan_cached(text: str) -> NumberScan:
+    return _scan(text, None)
+
+
+def _scan(text: str, dollars: Dollars | None) -> NumberScan:
     has_digits = _ANY_DIGIT.search(text) is not None
     has_words = _ANY_NUMBER_WORD.search(text) is not None
     if not has_digits and not has_words:
