@@ -260,3 +260,52 @@ def test_located_figure_in_context(response: str, role: str, cue: str | None) ->
     assert found.figure.role == role
     assert (found.figure.cue.word if found.figure.cue else None) == cue
     assert found.source[found.figure.start : found.figure.end] == found.figure.text
+
+
+# (response, method, text): chat-model endings where the answer sits inside a sentence
+CHAT_STYLES: list[tuple[str, str, str]] = [
+    ("**Final Answer**\n\nThe total is **$18**.", "final_answer", "$18"),  # prose after label
+    ("Final answer: the number of apples is 42.", "final_answer", "42"),  # a sentence as answer
+    ("Answer: it is the largest of the three, 17.", "answer_colon", "17"),  # prose, then figure
+    ("I think the answer is 7, but I am not sure.", "answer_is", "7"),  # a trailing hedge clause
+    ("The answer is 42 apples.", "answer_is", "42 apples"),  # units stay (not prose)
+    ("The answer is no solution exists.", "answer_is", "no solution exists"),  # words answer
+    ("The answer is 3, 4, 5.", "answer_is", "3, 4, 5"),  # a list stays whole
+    ("Total revenue was $5.2 billion, up 12% from the prior year.", "last_line", "$5.2 billion"),
+    ("Net income rose to $1.2 million, compared to $0.9 million.", "last_line", "$1.2 million"),
+    ("EPS was $2.15, an increase of 8%.", "last_line", "$2.15"),  # "an increase" clause
+    ("So x = 2, so x^2 = 4.", "last_line", "4"),  # a conclusion clause is kept
+    ("### Final Answer\nThe answer is 42.", "answer_is", "42"),  # markdown heading, then phrase
+    ("Step 3: 6 * 7 = 42\n\nTherefore, Janet makes $42 per day.", "last_line", "$42"),  # money
+    ("So, the answer is: **42**", "answer_colon", "42"),  # bold after "answer is:"
+    ("Answer: B", "answer_colon", "B"),  # a letter choice
+    ("Answer: (C) 42", "answer_colon", "(C) 42"),  # choice with its value
+    ("The final answer is 1,234,567.", "final_answer", "1,234,567"),  # grouped digits
+    ("So the probability is $\\frac{3}{8}$.", "last_line", "\\frac{3}{8}"),  # LaTeX at the end
+    ("The solutions are $x=2$ and $x=3$.", "last_line", "x=2, x=3"),  # two math spans
+    ("Thus, the area is 12 square units.", "last_line", "12"),  # unit words after the figure
+    ("Final answer: $12.50", "final_answer", "$12.50"),  # a price after the label
+    ("The result is 3.14159...", "last_line", "3.14159"),  # an ellipsis after the figure
+    ("The answer is -5.", "answer_is", "-5"),  # ASCII minus
+    ("The answer is \u22125.", "answer_is", "\u22125"),  # U+2212 minus kept as written
+    ("The answer is 10%.", "answer_is", "10%"),  # percent
+    ("Final answer: 42\n\nExplanation: we added 40 and 2.", "final_answer", "42"),  # explanation
+    ("The answer is \\(\\sqrt{2}\\).", "answer_is", "\\sqrt{2}"),  # \( \) math after a phrase
+    ("Therefore the answer is $$\\frac{7}{2}$$", "answer_is", "\\frac{7}{2}"),  # display math
+    ("The answer is **12**.", "answer_is", "12"),  # bold figure after the phrase
+    ("The answer is: 12", "answer_colon", "12"),  # "answer is:" counts as a colon marker
+]
+
+
+@pytest.mark.parametrize(
+    ("response", "method", "text"), CHAT_STYLES, ids=[row[0][:50] for row in CHAT_STYLES]
+)
+def test_chat_styles(response: str, method: str, text: str) -> None:
+    found = locate_answer(response)
+    assert found is not None
+    assert (found.method, found.text) == (method, text)
+
+
+def test_a_phrase_that_says_nothing_is_no_answer() -> None:
+    # A refusal after "the answer is" has no item: the domain reads the refusal itself.
+    assert locate_answer("The answer is that we cannot know.") is None

@@ -370,6 +370,8 @@ def _from_phrases(source: str) -> Located | None:
     for _, end, method in _markers(source):
         raw = source[end : end + MAX_LINE_LENGTH]
         tail = clean_tail(_phrase_tail(raw))
+        if tail and is_prose(tail):  # "Final Answer\n\nThe total is **$18**."
+            tail = final_item(last_sentence(drop_asides(_phrase_tail(raw, keep_stars=True)))) or ""
         if tail:
             at = source.find(tail, end, end + MAX_LINE_LENGTH)
             start, stop = (at, at + len(tail)) if at >= 0 else (end, end + len(raw))
@@ -382,8 +384,9 @@ def _ends_with_marker(text: str) -> bool:
     return any(_MARKER_END.fullmatch(text, end) for _, end, _ in _markers(text)[:1])
 
 
-def _phrase_tail(rest: str) -> str:
-    """The answer that follows a phrase: its math span, else up to the end of the sentence."""
+def _phrase_tail(rest: str, *, keep_stars: bool = False) -> str:
+    """The answer that follows a phrase: its math span, else up to the end of the sentence
+    (with its closing bold marks when ``keep_stars``)."""
     lines = [line.strip() for line in rest.split("\n")]
     first = next((line for line in lines[:3] if line.strip("*: ")), "")
     first = first.strip().lstrip("*:：= ").strip()
@@ -393,7 +396,7 @@ def _phrase_tail(rest: str) -> str:
     end = _SENTENCE_END.search(first)
     if end is not None and not _abbreviation_before(first, end.start()):
         first = first[: end.start()]
-    return first.strip().strip("*").strip()
+    return first.strip() if keep_stars else first.strip().strip("*").strip()
 
 
 def _abbreviation_before(text: str, period: int) -> bool:

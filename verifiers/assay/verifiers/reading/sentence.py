@@ -57,6 +57,14 @@ _COMMAND = re.compile(r"\\[A-Za-z]+")
 _CONCLUSION = re.compile(
     r"\s*(?:so|thus|therefore|hence|giving|which\s+gives|and\s+so|that\s+is)\b", re.IGNORECASE
 )
+_TRAILING_CLAUSE = re.compile(
+    r"\s*(?:but|however|though|although|assuming|unless|I|we|hope|up|down|compared|versus"
+    r"|vs\.?|from|representing|reflecting|driven|due|including|excluding"
+    r"|an?\s+(?:increase|decrease|rise|decline|drop|gain|loss|change))\b",
+    re.IGNORECASE,
+)
+"""What after a comma begins a trailing clause even right after the answer ("7, but...")."""
+_LAST_TOKEN = re.compile(r"([A-Za-z']+|[^\sA-Za-z']+)[\s.!?*]*$")
 _NEGATION = re.compile(r"^not\b.*?,\s*(?:it\s+is|it's|but|rather)\s+(?P<rest>.+)$", re.IGNORECASE)
 _FILLER = re.compile(
     r"^(?:either|approximately|about|exactly|roughly|just|simply|equal\s+to|=)\s+", re.IGNORECASE
@@ -132,8 +140,8 @@ def clean_tail(tail: str) -> str:
     if negation is not None:
         tail = negation["rest"]
     tail = _FILLER.sub("", tail)
-    words = _WORD.findall(tail)
-    if words and len(words[-1]) > 1 and words[-1].lower() in _FUNCTION_WORDS:
+    last = _LAST_TOKEN.search(tail)
+    if last is not None and len(last.group(1)) > 1 and last.group(1).lower() in _FUNCTION_WORDS:
         return ""  # "The answer is not 5, it is" stops before its answer
     return main_clause(tail).strip()
 
@@ -153,12 +161,10 @@ def main_clause(sentence: str) -> str:
     if justification is not None:
         cut = justification.start()
     comma = _top_level_comma(sentence, first, cut)
-    if (
-        comma is not None
-        and re.search(r"[A-Za-z]{2,}", mask_math(sentence[first:comma]))
-        and not _CONCLUSION.match(sentence, comma + 1)
-    ):
-        cut = comma
+    if comma is not None and not _CONCLUSION.match(sentence, comma + 1):
+        worded = re.search(r"[A-Za-z]{2,}", mask_math(sentence[first:comma])) is not None
+        if worded or _TRAILING_CLAUSE.match(sentence, comma + 1):
+            cut = comma
     return sentence[:cut]
 
 
