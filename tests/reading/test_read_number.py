@@ -157,6 +157,10 @@ NOT_NUMBERS = [
     "1,2345",  # a broken grouping
     "0x1F",  # hexadecimal
     "x = 5",  # an equation
+    "1/0",  # a zero denominator is no number (not 1)
+    "\\frac{3}{0}",  # nor in LaTeX
+    "€ 1.000,50",  # European decimal comma: not read (ambiguous with grouping)
+    "1.234.567",  # dots as thousands separators: not read
 ]
 
 

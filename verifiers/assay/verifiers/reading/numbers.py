@@ -164,6 +164,7 @@ _WORD_SUFFIX = re.compile(
 )
 _CENTS = re.compile(r"\s+and\s+(?P<cents>\d{1,2}|[a-z]+(?:[ -][a-z]+)?)\s+cents?\b", re.IGNORECASE)
 _AFTER_ALL = 1 << 62
+_ZERO_DENOMINATOR = "zero denominator"
 _ANY_DIGIT = re.compile(r"\d")
 _ANY_NUMBER_WORD = re.compile(
     r"(?<![A-Za-z])(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -455,6 +456,8 @@ def _from_match(text: str, match: re.Match[str], dollars: Dollars) -> Figure | O
     if len(digits.replace(".", "")) > MAX_DIGITS:
         return Oversized(start, end, f"more than {MAX_DIGITS} digits")
     read = _mantissa(match, digits)
+    if read is _ZERO_DENOMINATOR:
+        return None  # "1/0" is no number
     if isinstance(read, str):
         return Oversized(start, end, read)
     value, decimals, kind, fraction = read
@@ -498,7 +501,7 @@ def _mantissa(
     if denominator is not None and decimals == 0 and match.group("sep") is None:
         bottom = int(denominator[1:])
         if bottom == 0:
-            return value, decimals, "digits", None
+            return _ZERO_DENOMINATOR
         with localcontext() as context:
             context.prec = 40
             return value / bottom, 0, "fraction", (int(digits), bottom)
