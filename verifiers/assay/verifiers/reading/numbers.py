@@ -325,7 +325,7 @@ def _scan(text: str, dollars: Dollars | None) -> NumberScan:
         figures.extend(_date_parts(text, dates))
         figures.extend(_glued_years(text))
     if has_words:
-        figures.extend(_word_figures(text, figures, oversized))
+        figures.extend(_word_figures(text, figures))
     figures.sort(key=lambda figure: figure.start)
     if not figures:
         return NumberScan((), tuple(oversized))
@@ -562,14 +562,11 @@ def _glued(text: str, end: int) -> bool:
     return False
 
 
-def _word_figures(text: str, figures: list[Figure], oversized: list[Oversized]) -> list[Figure]:
+def _word_figures(text: str, figures: list[Figure]) -> list[Figure]:
     """Number words that no digit figure already covers, with their suffixes."""
     taken = sorted((figure.start, figure.end) for figure in figures)
     found: list[Figure] = []
     for number in find_word_numbers(text):
-        if number.oversized:
-            oversized.append(Oversized(number.start, number.end, "number words too long"))
-            continue
         if _inside(number.start, taken) or _inside(number.end - 1, taken):
             continue
         suffix = _WORD_SUFFIX.match(text, number.end)

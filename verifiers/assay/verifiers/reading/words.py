@@ -7,9 +7,8 @@ after a scale (``three hundred and five``); ``a`` counts as one before a scale o
 (``a hundred``, ``a dozen``), and ``dozen`` multiplies by 12 (``two dozen``). Anything else
 ends the number, and a word that cannot continue it starts a new one: ``five three`` is two
 numbers, ``thousand thousand`` too. So the value of one phrase stays below 10**15 whatever
-the response writes. Ordinals (``third``) and fractions (``half``) are not read.
-
-A phrase longer than :data:`MAX_NUMBER_WORDS` words is reported as oversized instead of read.
+the response writes (at most 24 words make one phrase), so no phrase needs a size limit.
+Ordinals (``third``) and fractions (``half``) are not read.
 """
 
 from __future__ import annotations
@@ -17,9 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-
-MAX_NUMBER_WORDS = 24
-"""Longest number phrase read; a longer run of number words is oversized."""
 
 _UNIT_TEXT = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -44,12 +40,11 @@ _JOIN = re.compile(r"[ \t]+|[ \t]*-[ \t]*")
 
 @dataclass(frozen=True, slots=True)
 class WordNumber:
-    """A number phrase: its value, its span in the text, and whether it was too long to read."""
+    """A number phrase: its value and its span in the text."""
 
     value: Decimal
     start: int
     end: int
-    oversized: bool = False
 
 
 def _is_number_word(word: str) -> bool:
@@ -66,7 +61,6 @@ class _Phrase:
         self.current = 0
         self.last = ""  # "", "unit", "ten", "hundred", "big", "and", "a", "dozen"
         self.big = 10**15  # the next big scale must be smaller than this
-        self.words = 0
 
     def take(self, word: str) -> bool:
         """Add ``word`` to the phrase; False when it cannot continue it."""
@@ -150,10 +144,9 @@ def find_word_numbers(text: str) -> list[WordNumber]:
         pending = None
         if phrase is not None:
             phrase.end = match.end()
-            phrase.words += 1
     if phrase is not None:
         found.append(_close(phrase))
-    return [number for number in found if number.oversized or number.end > number.start]
+    return [number for number in found if number.end > number.start]
 
 
 def _pending_after(word: str, phrase: _Phrase | None, start: int) -> tuple[str, int] | None:
@@ -172,11 +165,9 @@ def _advance(
     """Feed ``word`` to the open phrase, or start a new one (closing the old)."""
     if phrase is not None and pending is not None and pending[0] == "and":
         phrase.last = "and"
-    if phrase is not None and phrase.words < MAX_NUMBER_WORDS and phrase.take(word):
+    if phrase is not None and phrase.take(word):
         return phrase
     if phrase is not None:
-        if phrase.words >= MAX_NUMBER_WORDS:
-            return _oversize(phrase, start)
         found.append(_close(phrase))
     fresh = _Phrase(pending[1] if pending is not None and pending[0] == "a" else start)
     if pending is not None and pending[0] == "a":
@@ -186,16 +177,7 @@ def _advance(
     return None
 
 
-def _oversize(phrase: _Phrase, start: int) -> _Phrase:
-    phrase.words = MAX_NUMBER_WORDS + 1
-    phrase.last = "unit"
-    phrase.total, phrase.current = 0, 0
-    return phrase
-
-
 def _close(phrase: _Phrase) -> WordNumber:
-    if phrase.words > MAX_NUMBER_WORDS:
-        return WordNumber(Decimal(0), phrase.start, phrase.end, oversized=True)
     if not phrase.complete:
         return WordNumber(Decimal(0), phrase.start, phrase.start)
     return WordNumber(Decimal(phrase.value), phrase.start, phrase.end)
