@@ -103,6 +103,8 @@ SCANS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ("5-3", [("5", "5", "value"), ("3", "3", "value")]),  # a dash between digits is no sign
     ("12cm", [("12", "12", "value")]),  # a unit glued to the number
     ("5m long", [("5", "5", "value")]),  # a bare m is metres, not million
+    ("the answer\u20145", [("5", "5", "value")]),  # an em dash as punctuation is no minus
+    ("costs\u2014$5", [("$5", "5", "value")]),  # ... and does not hide the currency
     ("30^\\circ", [("30", "30", "value")]),  # degrees
     # --- number words ---
     ("I have no one to ask", [("one", "1", "value")]),  # words are read; locate ignores "one"

@@ -126,7 +126,7 @@ _FIGURE = re.compile(
     rf"""
     (?=[-+{_DASHES}(\\$€£¥₹UCAEGJRI.\d])
     (?<![\w.,\\^])(?<!\^\{{)(?<!_\{{)(?<!\^\s)(?<!\^[-{_DASHES}])(?<!\^\{{[-{_DASHES}])
-    (?<![A-Za-z][-{_DASHES}])
+    (?<![A-Za-z]-)
     (?:
       (?P<frac>(?P<fsign>{_SIGN})?\\[dtc]?frac\s*\{{\s*(?P<fnum>\d{{1,9}})\s*\}}\s*\{{\s*(?P<fden>\d{{1,9}})\s*\}})
     | (?P<sign1>{_SIGN})?
