@@ -387,9 +387,18 @@ def flips() -> None:
         agree_after = sum(
             after[c["id"]].status.value == c["meta"]["expected_status"] for c in cases
         )
+        credit_before, credit_after = (
+            sum(
+                (results[c["id"]].status.value == "correct")
+                == (c["meta"]["expected_status"] == "correct")
+                for c in cases
+            )
+            for results in (before, after)
+        )
         print(
-            f"\n{name}: {len(cases)} cases, {len(changed)} flips; label agreement"
-            f" {agree_before}/{len(cases)} -> {agree_after}/{len(cases)}"
+            f"\n{name}: {len(cases)} cases, {len(changed)} flips; status agreement"
+            f" {agree_before}/{len(cases)} -> {agree_after}/{len(cases)}, credit agreement"
+            f" {credit_before}/{len(cases)} -> {credit_after}/{len(cases)}"
         )
         for case in changed:
             old, new = before[case["id"]], after[case["id"]]
