@@ -65,6 +65,8 @@ READINGS: list[tuple[str, str, int, str | None, str | None, bool]] = [
     ("(0)", "0", 0, None, None, False),  # zero in parentheses is zero
     # --- currency ---
     ("\\$12.50", "12.50", 2, None, "USD", False),  # escaped LaTeX dollar
+    ("\\$\\,12.50", "12.50", 2, None, "USD", False),  # ... with a LaTeX thin space (math's row)
+    ("\\$~5", "5", 0, None, "USD", False),  # ... with a LaTeX tie
     ("US$5", "5", 0, None, "USD", False),  # US$ prefix
     ("£3.20", "3.20", 2, None, "GBP", False),  # pound sign
     ("¥500", "500", 0, None, "JPY", False),  # yen sign

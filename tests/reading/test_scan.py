@@ -106,6 +106,12 @@ SCANS: list[tuple[str, list[tuple[str, str, str]]]] = [
     ("the answer\u20145", [("5", "5", "value")]),  # an em dash as punctuation is no minus
     ("costs\u2014$5", [("$5", "5", "value")]),  # ... and does not hide the currency
     ("30^\\circ", [("30", "30", "value")]),  # degrees
+    # --- number rows of tests/math/test_extract.py (NORMALIZED) ---
+    ("30\u00b0", [("30", "30", "value")]),  # Unicode degree sign
+    ("5\\text{ cm}^2", [("5", "5", "value")]),  # units in \text with a power
+    ("\u22125 \u2013 2", [("\u22125", "-5", "value"), ("2", "2", "value")]),  # minus, en dash
+    ("(5,100)", [("(5,100)", "-5100", "value")]),  # a point reads as an accounting negative:
+    # math parses its brackets before any number is read (normalize keeps the comma there)
     # --- number words ---
     ("I have no one to ask", [("one", "1", "value")]),  # words are read; locate ignores "one"
     ("There are two segments.", [("two", "2", "value")]),  # TAT-QA count answer
