@@ -132,7 +132,8 @@ _FIGURE = re.compile(
     | (?P<sign1>{_SIGN})?
       (?P<open>\()?
       (?P<sign2>{_SIGN})?
-      (?:(?P<cur>US\$|C\$|A\$|\\\$|\$|€|£|¥|₹|(?:{_CODES}|Rs\.?)(?=\s?[\d(.{_DASHES}-]))(?:\s|\\[,;:! ]|~)?)?
+      (?:(?P<cur>US\$|C\$|A\$|\\\$|\$|€|£|¥|₹|(?:{_CODES}|Rs\.?)(?=\s?[\d(.{_DASHES}-]))
+         (?:\s|\\[,;:! ]|~)?)?
       (?P<sign3>{_SIGN})?
       (?P<open2>\()?
       (?P<num>
