@@ -251,8 +251,28 @@ def test_copy_on_write_collection_behaves_as_a_dict() -> None:
         ("twenty-five and three hundred and five", [25.0, 305.0]),
         ("version v1.2.3 or a2b", []),  # digits glued to letters are not numbers
         ("total: 4.50, (42)", [4.5, 42.0]),
+        ("the 3rd order, v2 and H2O", []),  # ordinals and tokens with digits are no numbers
+        ("refund of 1.5 million", [1.5, 1_500_000.0]),  # a scale word: as written and scaled
+        ("a dozen eggs", [12.0]),  # "a dozen"
+        ("12\u202f345 points", [12345.0]),  # narrow no-break space as a thousands separator
+        ("rate 1e5 per s", [100000.0]),  # scientific notation is one number, not 1 and 5
+        ("done<|im_end|>", []),  # a decoder token holds no number
     ],
-    ids=["thousands", "percent", "minus", "date", "words", "glued", "punctuation"],
+    ids=[
+        "thousands",
+        "percent",
+        "minus",
+        "date",
+        "words",
+        "glued",
+        "punctuation",
+        "ordinal",
+        "scale-word",
+        "dozen",
+        "thin-space",
+        "scientific",
+        "special-token",
+    ],
 )
 def test_numbers_in(text: str, numbers: list[float]) -> None:
     assert numbers_in(text) == numbers

@@ -3,9 +3,13 @@
 A fact is a number (``42.5``, or a string that is one, ``"10"``), a phrase (``"cancelled"``,
 ``"ORD-1002"``), or ``{"any": [...]}`` (any one of several). The answer is read into
 
-- numbers: digits with optional thousands separators and decimals, currency and percent signs
-  around them (``$1,000.50`` is 1000.5, ``10%`` is 10), and number words (``ten``,
-  ``twenty-five``, ``three hundred``); a minus sign counts only at the start of a word;
+- numbers: every figure the shared reader (:mod:`assay.verifiers.reading`) finds: digits with
+  thousands separators and decimals, currency and percent signs around them (``$1,000.50`` is
+  1000.5, ``10%`` is 10), scale words (``1.5 million`` counts as 1.5 and as 1500000),
+  scientific notation, and number words (``ten``, ``twenty-five``, ``three hundred``,
+  ``a dozen``); a minus sign counts only at the start of a word, accounting parentheses are no
+  sign in a chat reply (``(42)`` is 42), and the numbers of a date count (a fact may be a day).
+  Digits glued to letters (``v10``, ``3rd``, ``H2O``) are no numbers;
 - words: casefolded NFKC runs of letters and digits.
 
 A number fact is stated when some number of the answer equals it (relative tolerance 1e-9):
@@ -22,22 +26,12 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from assay.verifiers.reading import scan_numbers
+
 from assay.errors import MalformedTaskError
 from assay.types import JSON
 
-_NUMBER = re.compile(
-    r"(?<![\w.])(-)?"  # a minus counts only where a word may start
-    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])"
-)
 _WORD = re.compile(r"\w+")
-_UNIT_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-)
-_TEN_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_UNITS = {word: value for value, word in enumerate(_UNIT_WORDS.split())}
-_TENS = {word: 10 * (i + 2) for i, word in enumerate(_TEN_WORDS.split())}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,63 +85,19 @@ def parse_facts(facts: JSON) -> list[Fact]:
 
 
 def numbers_in(text: str) -> list[float]:
-    """Every number stated in ``text``, digits and number words."""
-    text = unicodedata.normalize("NFKC", text)
-    found = []
-    for match in _NUMBER.finditer(text):
-        value = float(match.group(2).replace(",", ""))
-        found.append(-value if match.group(1) else value)
-    found.extend(_word_numbers(words(text.replace("-", " "))))
-    return found
+    """Every number stated in ``text``, digits and number words (read by the shared reader).
 
-
-def _word_numbers(tokens: Sequence[str]) -> list[float]:
-    """Numbers written as words: ``twenty five``, ``three hundred and five``, ``two thousand``.
-
-    ``and`` joins only after ``hundred``/``thousand``/``million``; two units in a row
-    (``five three``) are two numbers.
+    Example:
+        >>> numbers_in("Refunded $1,000 for twenty-five items on 2024-05-10.")
+        [1000.0, 25.0, 2024.0, 5.0, 10.0]
     """
     found: list[float] = []
-    total, current, last = 0, 0, ""
-    for position, token in enumerate([*tokens, ""]):
-        if token in _UNITS and last in ("", "ten", "scale", "and"):
-            joins = last != "ten" or _UNITS[token] < 10
-            if not joins:
-                found.append(_as_float(total + current))
-                total, current = 0, 0
-            current += _UNITS[token]
-            last = "unit"
-        elif token in _TENS and last in ("", "scale", "and"):
-            current += _TENS[token]
-            last = "ten"
-        elif token in _UNITS or token in _TENS:
-            found.append(_as_float(total + current))
-            total, current = _UNITS.get(token, 0), _TENS.get(token, 0)
-            last = "unit" if token in _UNITS else "ten"
-        elif token in _SCALES and last in ("unit", "ten", "scale"):
-            current = max(current, 1) * _SCALES[token]
-            if _SCALES[token] > 100:
-                total, current = total + current, 0
-            last = "scale"
-        elif token == "and" and last == "scale" and _is_number_word(tokens, position + 1):
-            last = "and"
-        else:
-            if last:
-                found.append(_as_float(total + current))
-            total, current, last = 0, 0, ""
+    for figure in scan_numbers(text).figures:
+        value = -figure.value if figure.parenthesized else figure.value
+        found.append(float(value))
+        if figure.scale is not None:
+            found.append(float(figure.scaled))
     return found
-
-
-def _as_float(value: int) -> float:
-    """``value`` as a float; ``inf`` past float range ("hundred hundred ..." compounds)."""
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf
-
-
-def _is_number_word(tokens: Sequence[str], position: int) -> bool:
-    return position < len(tokens) and (tokens[position] in _UNITS or tokens[position] in _TENS)
 
 
 def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
