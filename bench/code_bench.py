@@ -63,7 +63,8 @@ def run_pool(tasks: list[dict[str, Any]], full: bool) -> float:
             )
             ok = result.status.value == "correct"
         else:
-            ok = all(u.passed for u in modes.run_humaneval(verifier.pool, code, task))
+            run = modes.Run(verifier.pool, task, modes.Budget(60.0))
+            ok = all(u.passed for u in modes.run_humaneval(run, code))
         if not ok:
             raise SystemExit(f"pool run failed on {case['id']}")
     return time.perf_counter() - start
