@@ -193,7 +193,6 @@ class Zygote:
         for _ in range(2):
             run = self._spare()
             run.set_output_limit(limits.max_output_bytes)
-            run.ipc_fd = _run_ipc_namespace(run.pid, self.own_ipc)
             self.tmpfs_baseline = monitor.tmpfs_used(self.tmpfs)
             go["baseline"] = _task_count(os.getuid(), self.namespace_init)
             if run.send(marshal.dumps(go)):
@@ -349,6 +348,8 @@ class Zygote:
         def over() -> bool:
             used = monitor.run_memory(self.namespace_init, self.template.pid)
             used += max(0, monitor.tmpfs_used(self.tmpfs) - self.tmpfs_baseline)
+            if run.ipc_fd is None:  # the spare moves to its own namespace as it starts
+                run.ipc_fd = _run_ipc_namespace(run.pid, self.own_ipc)
             if used <= limits.memory_bytes and run.ipc_fd is not None:
                 used += monitor.ipc_bytes(run.ipc_fd, self.own_ipc)
             return used > limits.memory_bytes
