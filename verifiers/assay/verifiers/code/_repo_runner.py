@@ -4,63 +4,79 @@ It is copied into the sandbox as a read-only file and started as
 ``python -I .assay-runner.py KEYFILE REPORT -- <pytest args>``. Before pytest or any of the
 candidate's code is imported it reads the run's secret key from ``KEYFILE`` and deletes the
 file, and opens ``REPORT`` for appending. Then, as each test ends (after its teardown), it
-appends ``<HMAC-SHA256 hex> <json line>`` for it. The key is kept only inside an HMAC object
-(never as a plain value), and what the candidate writes to the report without the key is
-ignored by the trusted side. Standard library and pytest only: it must run in the sandbox.
+appends an HMAC-SHA256-tagged line for it. The key lives only inside OpenSSL's HMAC object
+(never as a Python value, and behind a C type whose methods cannot be replaced), and what the
+candidate writes to the report without the key is ignored by the trusted side. Standard
+library and pytest only: it must run in the sandbox.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import os
 import sys
+from _hashlib import hmac_new  # C: its HMAC type is immutable, unlike hmac.HMAC's methods
 from typing import Any
 
+# Everything _emit uses is bound here, before any candidate code runs: rebinding os.write,
+# json.dumps, hmac.HMAC.copy or a builtin later changes nothing below.
+_WRITE = os.write
+_STR = str
+_FLOAT = float
+_GETATTR = getattr
 
-def _take_key(path: str) -> hmac.HMAC:
+
+def _take_key(path: str) -> Any:
     descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
         text = os.read(descriptor, 256)
     finally:
         os.close(descriptor)
     os.unlink(path)
-    return hmac.new(bytes.fromhex(text.decode("ascii").strip()), digestmod=hashlib.sha256)
+    return hmac_new(bytes.fromhex(text.decode("ascii").strip()), digestmod="sha256")
+
+
+def _hex(text: Any, _str: Any = _STR) -> bytes:
+    return _str(text).encode("utf-8", "surrogateescape").hex().encode("ascii")
 
 
 class _Reporter:
-    """A pytest plugin object: one authenticated line per test once its teardown has run."""
+    """A pytest plugin object: one authenticated line per test once its teardown has run.
 
-    def __init__(self, base: hmac.HMAC, descriptor: int) -> None:
+    A line is ``<hex HMAC> <hex node id> <1|0> <seconds> <hex message>``.
+    """
+
+    def __init__(self, base: Any, descriptor: int) -> None:
         self._base = base
         self._descriptor = descriptor
         self._open: dict[str, tuple[bool, str, float]] = {}
 
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        nodeid = str(report.nodeid)
+    def pytest_runtest_logreport(
+        self, report: Any, _str: Any = _STR, _float: Any = _FLOAT, _getattr: Any = _GETATTR
+    ) -> None:
+        nodeid = _str(report.nodeid)
         passed, message, seconds = self._open.get(nodeid, (True, "", 0.0))
-        seconds += float(getattr(report, "duration", 0.0) or 0.0)
-        if report.when == "call":
-            passed = passed and bool(report.passed)
-        elif not report.passed:  # setup or teardown failed or skipped: the test fails
-            passed = False
-        if not report.passed and not message:
-            message = f"{report.when} {report.outcome}: {str(report.longrepr)[-200:]}"
+        seconds += _float(_getattr(report, "duration", 0.0) or 0.0)
+        ok = report.outcome == "passed"
+        if report.when == "call" or not ok:  # a failed or skipped setup/teardown fails it too
+            passed = passed and ok
+        if not ok and not message:
+            message = f"{report.when} {report.outcome}: {_str(report.longrepr)[-200:]}"
         self._open[nodeid] = (passed, message, seconds)
         if report.when == "teardown":
             del self._open[nodeid]
-            self._emit({"id": nodeid, "passed": passed, "message": message, "seconds": seconds})
+            self._emit(nodeid, passed, message, seconds)
 
-    def _emit(self, entry: dict[str, Any]) -> None:
-        line = json.dumps(entry, ensure_ascii=True).encode("ascii")
+    def _emit(
+        self, nodeid: str, passed: bool, message: str, seconds: float, _write: Any = _WRITE
+    ) -> None:
+        line = b"%s %d %.6f %s" % (_hex(nodeid), passed, seconds, _hex(message[:300]))
         tag = self._base.copy()
         tag.update(line)
-        os.write(self._descriptor, tag.hexdigest().encode("ascii") + b" " + line + b"\n")
+        _write(self._descriptor, tag.hexdigest().encode("ascii") + b" " + line + b"\n")
 
 
 def main(argv: list[str]) -> int:
-    """Run pytest on ``argv[3:]`` (after ``--``) reporting to ``argv[1]`` keyed by ``argv[0]``."""
+    """Run pytest on the arguments after ``--``, reporting to ``argv[1]`` keyed by ``argv[0]``."""
     key_file, report_file, separator, *pytest_args = argv
     if separator != "--":
         raise SystemExit("usage: runner KEYFILE REPORT -- PYTEST-ARGS")

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
 import shutil
 import subprocess
@@ -225,28 +224,23 @@ def mac(key: bytes, line: bytes) -> str:
 def read_report(report: bytes | None, key: bytes, test_ids: list[str]) -> list[Unit]:
     """One unit per requested test id: passed only if every authenticated line says so.
 
-    Lines are ``<hex mac> <json>``; a line whose MAC does not verify is ignored, so nothing
-    the test process writes without the key counts. A test with no authenticated line fails.
+    Lines are ``<hex mac> <hex id> <1|0> <seconds> <hex message>``; a line whose MAC does
+    not verify is ignored, so nothing the test process writes without the key counts. A test
+    with no authenticated line fails.
     """
     outcomes: dict[str, tuple[bool, str, float]] = {}
     for raw in (report or b"").split(b"\n")[:100_000]:
         tag, _, line = raw.partition(b" ")
         if not line or not hmac.compare_digest(tag, mac(key, line).encode()):
             continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
+        entry = _entry(line)
+        if entry is None:
             continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            continue
-        passed = entry.get("passed") is True
-        message = str(entry.get("message", ""))[:300]
-        seconds = entry.get("seconds")
-        seconds = float(seconds) if isinstance(seconds, int | float) else 0.0
-        earlier = outcomes.get(_normal(entry["id"]))
+        test_id, passed, message, seconds = entry
+        earlier = outcomes.get(_normal(test_id))
         if earlier is not None and not earlier[0]:
             continue  # a failure stands, whatever a later line says
-        outcomes[_normal(entry["id"])] = (passed, message, seconds)
+        outcomes[_normal(test_id)] = (passed, message, seconds)
     units = []
     for test_id in test_ids:
         passed, message, seconds = outcomes.get(
@@ -254,6 +248,20 @@ def read_report(report: bytes | None, key: bytes, test_ids: list[str]) -> list[U
         )
         units.append(Unit(test_id, passed, message, wall_s=seconds))
     return units
+
+
+def _entry(line: bytes) -> tuple[str, bool, str, float] | None:
+    """``(id, passed, message, seconds)`` of an authenticated line (``None`` if malformed)."""
+    fields = line.split(b" ")
+    if len(fields) != 4 or fields[1] not in (b"0", b"1"):
+        return None
+    try:
+        test_id = bytes.fromhex(fields[0].decode("ascii")).decode("utf-8", "replace")
+        message = bytes.fromhex(fields[3].decode("ascii")).decode("utf-8", "replace")
+        seconds = float(fields[2])
+    except ValueError:
+        return None
+    return test_id, fields[1] == b"1", message[:300], seconds if seconds >= 0 else 0.0
 
 
 def _normal(test_id: str) -> str:
