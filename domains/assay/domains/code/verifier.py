@@ -18,7 +18,7 @@ from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
 from assay.domains.code.trajectory import command_steps, commands
 from assay.verifiers.code.extract import extract_code, extract_patch
-from assay.verifiers.code.repo import PatchError, apply_patch
+from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
 from assay.verifiers.code.static import RuffRun, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
@@ -208,11 +208,22 @@ class CodeVerifier(Verifier):
                 evidence={"flags": [f.to_dict() for f in gated]},
             )
             return Verdict.incorrect((patch_check, hostile, _suspicious_check(flags))), audit
+        ruff = RuffRun(files=_changed_sources(tree)) if task.static_analysis else None
         run = Run(self.pool, task, budget)
         units = modes.run_repo(run, tree)
         checks = [patch_check, _suspicious_check(flags)]
+        checks += [_ruff_check(ruff)] if ruff is not None else []
         verdict = _verdict(task, units, checks, run.fault)
         return verdict, audit | {"units": [u.name for u in units]}
+
+
+def _changed_sources(tree: PatchedTree) -> dict[str, str]:
+    """The Python files the patch changed or added, as they are after it (for ruff)."""
+    return {
+        name: tree.files[name].decode("utf-8")
+        for name in tree.changed
+        if name.endswith(".py") and name in tree.files
+    }
 
 
 def _suspicious_check(flags: list[Flag]) -> Check:

@@ -36,7 +36,8 @@ def _take_key(path: str) -> Any:
 
 
 def _hex(text: Any, _str: Any = _STR) -> bytes:
-    return _str(text).encode("utf-8", "surrogateescape").hex().encode("ascii")
+    encoded: bytes = _str(text).encode("utf-8", "surrogateescape").hex().encode("ascii")
+    return encoded
 
 
 class _Reporter:
