@@ -94,16 +94,31 @@ def limits_for(task: CodeTask) -> Limits:
     return Limits(timeout_s=task.timeout_s, memory_mb=task.memory_mb)
 
 
-def call_fault(outcome: CallOutcome) -> tuple[str, str] | None:
-    """The limit a call exceeded, as (cause, message), or ``None`` for any other ending."""
+def call_fault(outcome: CallOutcome, batch: bool = False) -> tuple[str, str] | None:
+    """The limit a call exceeded, as (cause, message), or ``None`` for any other ending.
+
+    For a ``batch`` (HumanEval's prefetch), the value lists each call's own ending.
+    """
     if outcome.status is CallStatus.TIMEOUT:
         return "time", f"exceeded the time limit: {outcome.detail}".strip(": ")
     if outcome.status is CallStatus.MEMORY:
         return "memory", f"exceeded the memory limit: {outcome.detail}".strip(": ")
-    if outcome.status is CallStatus.EXCEPTION and _fork_failed(
-        outcome.exception_type, outcome.exception_message or ""
-    ):
-        return "processes", f"exceeded the process limit: {outcome.exception_message}"
+    if outcome.status is CallStatus.EXCEPTION:
+        return _exception_fault(outcome.exception_type, outcome.exception_message or "")
+    if outcome.status is CallStatus.OK and isinstance(outcome.value, list) and batch:
+        for raw in outcome.value:
+            if isinstance(raw, dict) and raw.get("status") == "exception":
+                fault = _exception_fault(str(raw.get("etype", "")), str(raw.get("emsg", "")))
+                if fault is not None:
+                    return fault
+    return None
+
+
+def _exception_fault(exception_type: str | None, message: str) -> tuple[str, str] | None:
+    if exception_type == "MemoryError":
+        return "memory", f"exceeded the memory limit: MemoryError {message}".strip()
+    if _fork_failed(exception_type, message):
+        return "processes", f"exceeded the process limit: {exception_type}: {message}"
     return None
 
 
@@ -187,7 +202,9 @@ class RestartingSession:
         outcome: CallOutcome = self._session.call(name, args, kwargs or {})
         if self.load is None:
             self.load = self._session.load
-        fault = call_fault(outcome) if name != BATCH else None
+        fault = call_fault(outcome, batch=name == BATCH)
+        if name == BATCH and outcome.status is not CallStatus.OK:
+            fault = None  # the batch as a whole hit a limit: live calls follow and decide
         if fault is not None:
             self._run.blame(*fault)
         if outcome.status in (CallStatus.TIMEOUT, CallStatus.CRASHED, CallStatus.MEMORY):
