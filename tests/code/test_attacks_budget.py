@@ -58,13 +58,13 @@ CALL_ATTACKS: dict[str, tuple[str, set[str]]] = {
     "allocates past the cap": ("def f(x):\n    return len(bytearray(10 ** 10))\n", {"memory"}),
     "grows a list until it dies": (
         "def f(x):\n    hoard = []\n    while True:\n        hoard.append(bytearray(1 << 20))\n",
-        {"memory"},
+        {"memory", "time"},  # a slow machine may reach the time limit first: same verdict
     ),
     "hides memory in memfds": (
         "import os, time\ndef f(x):\n    fds = []\n    for i in range(60):\n"
         "        fd = os.memfd_create('m')\n        os.write(fd, b'x' * (8 << 20))\n"
         "        fds.append(fd)\n    time.sleep(5)\n    return x * x\n",
-        {"memory"},
+        {"memory", "time"},
     ),
     "fork bomb": (
         "import os\ndef f(x):\n    while True:\n        os.fork()\n",
@@ -142,7 +142,7 @@ STDIO_ATTACKS: dict[str, tuple[str, set[str]]] = {
         "import os, time\nopen('/dev/shm/x', 'wb').write(b'x' * (15 << 20))\nfds = []\n"
         "for i in range(40):\n    fd = os.memfd_create('m')\n    os.write(fd, b'x' * (8 << 20))\n"
         "    fds.append(fd)\ntime.sleep(5)\n",
-        {"memory"},
+        {"memory", "time"},
     ),
 }
 
@@ -246,3 +246,14 @@ def test_the_item_budget_always_fits_inside_the_hard_kill(
     assert 0 < budget <= 380.0
     # one unit may overshoot what is left by its kill latency: the hard kill is 30 s further
     assert budget + 30.0 <= CodeVerifier.timeout_for(record) <= 600.0
+
+
+def test_a_large_expected_output_is_room_not_a_flood(verifier: CodeVerifier) -> None:
+    """The output cap follows the expected output: an honest big answer passes, a flood not."""
+    lines = 40_000
+    reference = {"stdio": [{"stdin": "", "stdout": "7\n" * lines}], "timeout_s": 5.0}
+    honest = _verify(verifier, f"import sys\nsys.stdout.write('7\\n' * {lines})\n", reference)
+    assert honest.status is Status.CORRECT, honest.verdict
+    flood = _verify(verifier, f"import sys\nsys.stdout.write('7\\n' * {lines * 5})\n", reference)
+    assert flood.status is Status.INCORRECT
+    assert _resources(flood).evidence["cause"] == "output"

@@ -38,6 +38,7 @@ BATCH = "\x00batch"
 """The name of a prefetch batch call (HumanEval): its timeout is no fault, live calls follow."""
 _FORK_FAILED = "Resource temporarily unavailable"
 _THREAD_FAILED = "can't start new thread"
+_DEFAULT_OUTPUT = Limits().max_output_bytes
 
 
 @dataclass
@@ -75,14 +76,20 @@ class Run:
             self.fault = Fault(cause, message, unit)
         return self.fault
 
-    def limits(self, per_run_s: float | None = None, memory_mb: int | None = None) -> Limits | None:
+    def limits(
+        self, per_run_s: float | None = None, memory_mb: int | None = None, output_bytes: int = 0
+    ) -> Limits | None:
         """Limits for the next unit, its timeout cut to what is left; ``None`` when spent."""
         left = self.budget.remaining()
         if left < MIN_RUN_S:
             self.blame("budget", f"the item's time budget of {self.budget.total_s:.1f} s is spent")
             return None
         wanted = self.task.timeout_s if per_run_s is None else per_run_s
-        return Limits(timeout_s=min(wanted, left), memory_mb=memory_mb or self.task.memory_mb)
+        return Limits(
+            timeout_s=min(wanted, left),
+            memory_mb=memory_mb or self.task.memory_mb,
+            max_output_bytes=max(_DEFAULT_OUTPUT, output_bytes),
+        )
 
     def not_run(self, name: str) -> Unit:
         fault = self.fault
@@ -272,7 +279,9 @@ def run_pytest(run: Run, code: str) -> list[Unit]:
 def run_stdio(run: Run, code: str) -> list[Unit]:
     units = []
     for index, case in enumerate(run.task.spec):
-        limits = run.limits() if run.fault is None else None
+        # room for twice the expected output: past that, a flood is the response's doing
+        expected = len(case["stdout"].encode("utf-8", "surrogatepass"))
+        limits = run.limits(output_bytes=2 * expected + 4096) if run.fault is None else None
         if limits is None:
             units.append(run.not_run(f"case[{index}]"))
             continue

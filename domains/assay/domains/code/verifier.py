@@ -253,7 +253,10 @@ def _ruff_check(run: RuffRun) -> Check:
 
 
 def item_budget_s(record: Record) -> float:
-    """Wall-clock seconds all of an item's runs may use: per-unit limit x units x runs.
+    """Wall-clock seconds all of an item's runs may use: 1.5 x per-unit limit x units x runs.
+
+    The 1.5 leaves room for units (a HumanEval assert, a pytest test) that call the candidate
+    several times.
 
     Runs are the final answer and each command of the trajectory; at most
     :data:`BUDGET_CAP_S`, so :meth:`CodeVerifier.timeout_for` always leaves slack beyond it.
@@ -273,7 +276,7 @@ def item_budget_s(record: Record) -> float:
     runs = 1
     if record.steps and not reference.get("repo"):
         runs += len(commands(record.steps))
-    return min(BUDGET_CAP_S, per_unit * units * runs + 10.0)
+    return min(BUDGET_CAP_S, 1.5 * per_unit * units * runs + 10.0)
 
 
 def _verdict(
