@@ -4,6 +4,10 @@
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# code sandbox: libseccomp builds its seccomp filters (through the pyseccomp binding)
+if command -v ldconfig >/dev/null 2>&1 && ! ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2'; then
+  need+=(libseccomp2)
+fi
 # assay eval's report test renders the HTML in headless Chromium (Debian's package)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # mesh domain: open3d's shared libraries, and headless GL for pyrender (Mesa's EGL with its

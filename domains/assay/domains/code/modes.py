@@ -1,9 +1,19 @@
-"""Running a task's test units in the sandbox, one function per mode."""
+"""Running a task's test units in the sandbox, one function per mode, inside one item budget.
+
+Every run of an item (the final answer's units, and each command of a trajectory) draws on one
+:class:`Budget` of wall-clock seconds: a unit's limit is the task's per-unit limit or what is
+left of the budget, whichever is smaller, so per-unit limits never multiply out past the item
+limit. The first unit that exceeds a limit (time, CPU, memory, output, processes) or finds the
+budget spent records a :class:`Fault` on its :class:`Run`; the run's later units are not run
+and fail for the same cause, and the verifier blames the response (``resources``).
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from assay.domains.code.task import CodeTask
@@ -11,60 +21,207 @@ from assay.verifiers.code.compare import REL_TOL, json_equal, stdout_equal
 from assay.verifiers.code.humaneval import run_check
 from assay.verifiers.code.pytest_runner import run_pytest_file
 from assay.verifiers.code.remote import Session
-from assay.verifiers.code.repo import REPORT, PatchedTree, pytest_argv, read_junit
+from assay.verifiers.code.repo import PatchedTree, read_report, runner_command
 from assay.verifiers.code.units import Unit
-from assay.verifiers.sandbox import CallOutcome, CallStatus, Limits, ProgramStatus, SandboxPool
+from assay.verifiers.sandbox import (
+    CallOutcome,
+    CallStatus,
+    Limits,
+    ProgramOutcome,
+    ProgramStatus,
+    SandboxPool,
+)
+
+MIN_RUN_S = 0.05
+"""A run needs at least this much budget left; below it the budget counts as spent."""
+BATCH = "\x00batch"
+"""The name of a prefetch batch call (HumanEval): its timeout is no fault, live calls follow."""
+_FORK_FAILED = "Resource temporarily unavailable"
+_THREAD_FAILED = "can't start new thread"
+_DEFAULT_OUTPUT = Limits().max_output_bytes
+
+
+@dataclass
+class Budget:
+    """The wall-clock seconds all of an item's runs may use together."""
+
+    total_s: float
+    started: float = field(default_factory=time.monotonic)
+
+    def remaining(self) -> float:
+        return self.total_s - (time.monotonic() - self.started)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """The first limit a run exceeded: ``cause`` is time, memory, output, processes or budget."""
+
+    cause: str
+    message: str
+    unit: str = ""
+
+
+@dataclass
+class Run:
+    """One run of candidate code against the task's units (the answer, or one command)."""
+
+    pool: SandboxPool
+    task: CodeTask
+    budget: Budget
+    fault: Fault | None = None
+
+    def blame(self, cause: str, message: str, unit: str = "") -> Fault:
+        """Record the run's first fault (later ones keep the first) and return it."""
+        if self.fault is None:
+            self.fault = Fault(cause, message, unit)
+        return self.fault
+
+    def limits(
+        self, per_run_s: float | None = None, memory_mb: int | None = None, output_bytes: int = 0
+    ) -> Limits | None:
+        """Limits for the next unit, its timeout cut to what is left; ``None`` when spent."""
+        left = self.budget.remaining()
+        if left < MIN_RUN_S:
+            self.blame("budget", f"the item's time budget of {self.budget.total_s:.1f} s is spent")
+            return None
+        wanted = self.task.timeout_s if per_run_s is None else per_run_s
+        return Limits(
+            timeout_s=min(wanted, left),
+            memory_mb=memory_mb or self.task.memory_mb,
+            max_output_bytes=max(_DEFAULT_OUTPUT, output_bytes),
+        )
+
+    def not_run(self, name: str) -> Unit:
+        fault = self.fault
+        reason = fault.message if fault is not None else "the item's budget is spent"
+        return Unit(name, False, f"not run: {reason}", evidence={"fault": "resources"})
 
 
 def limits_for(task: CodeTask) -> Limits:
     return Limits(timeout_s=task.timeout_s, memory_mb=task.memory_mb)
 
 
-class RestartingSession:
-    """A call session that re-opens after a timeout or crash, so later units still run."""
+def call_fault(outcome: CallOutcome, batch: bool = False) -> tuple[str, str] | None:
+    """The limit a call exceeded, as (cause, message), or ``None`` for any other ending.
 
-    def __init__(self, pool: SandboxPool, code: str, limits: Limits) -> None:
-        self._pool, self._code, self._limits = pool, code, limits
+    For a ``batch`` (HumanEval's prefetch), the value lists each call's own ending.
+    """
+    if outcome.status is CallStatus.TIMEOUT:
+        return "time", f"exceeded the time limit: {outcome.detail}".strip(": ")
+    if outcome.status is CallStatus.MEMORY:
+        return "memory", f"exceeded the memory limit: {outcome.detail}".strip(": ")
+    if outcome.status is CallStatus.EXCEPTION:
+        return _exception_fault(outcome.exception_type, outcome.exception_message or "")
+    if outcome.status is CallStatus.OK and isinstance(outcome.value, list) and batch:
+        for raw in outcome.value:
+            if isinstance(raw, dict) and raw.get("status") == "exception":
+                fault = _exception_fault(str(raw.get("etype", "")), str(raw.get("emsg", "")))
+                if fault is not None:
+                    return fault
+    return None
+
+
+def _exception_fault(exception_type: str | None, message: str) -> tuple[str, str] | None:
+    if exception_type == "MemoryError":
+        return "memory", f"exceeded the memory limit: MemoryError {message}".strip()
+    if _fork_failed(exception_type, message):
+        return "processes", f"exceeded the process limit: {exception_type}: {message}"
+    return None
+
+
+def program_fault(outcome: ProgramOutcome, output_is_answer: bool = True) -> tuple[str, str] | None:
+    """The limit a program or command exceeded, as (cause, message), or ``None``.
+
+    A flood of output is a fault only where the output is the answer (``output_is_answer``).
+    """
+    if outcome.status is ProgramStatus.TIMEOUT or outcome.timed_out:
+        return "time", "exceeded the time limit"
+    if outcome.status is ProgramStatus.MEMORY:
+        return "memory", "exceeded the memory limit"
+    if output_is_answer and outcome.stdout_truncated:
+        return "output", "printed more than the output limit"
+    if outcome.status is ProgramStatus.ERROR:
+        last = outcome.stderr.strip().splitlines()[-1:] if outcome.stderr.strip() else [""]
+        kind, _, message = last[0].partition(":")
+        if _fork_failed(kind.strip(), message):
+            return "processes", f"exceeded the process limit: {last[0][:200]}"
+    return None
+
+
+def _fork_failed(exception_type: str | None, message: str) -> bool:
+    if exception_type == "RuntimeError":
+        return _THREAD_FAILED in message
+    return exception_type in ("BlockingIOError", "OSError") and _FORK_FAILED in message
+
+
+class RestartingSession:
+    """A call session that draws on its run's budget and stops at the run's first fault.
+
+    After a timeout or crash it re-opens (so later units of an honest wrong answer still run),
+    with a per-call limit cut to what is left of the budget. After a fault (a limit exceeded,
+    or the budget spent) every later call returns at once without reaching the sandbox.
+    """
+
+    def __init__(self, run: Run, code: str) -> None:
+        self._run, self._code = run, code
         self._stack: Any = None
         self._session: Any = None
+        self._session_timeout = 0.0
         self._finished = False
         self.load: CallOutcome | None = None
 
     def __enter__(self) -> RestartingSession:
-        self._open()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._finished = True
         self._close()
 
-    def _open(self) -> None:
-        self._stack = self._pool.call_session({}, self._code, self._limits)
+    def _open(self, limits: Limits) -> None:
+        self._stack = self._run.pool.call_session({}, self._code, limits)
         self._session = self._stack.__enter__()
+        self._session_timeout = limits.timeout_s
 
     def _close(self) -> None:
         if self._stack is not None:
             self._stack.__exit__(None, None, None)
             self._stack = self._session = None
 
+    def _refused(self) -> CallOutcome:
+        fault = self._run.fault
+        detail = f"not run: {fault.message}" if fault is not None else "not run"
+        return CallOutcome(CallStatus.TIMEOUT, detail=detail)
+
     def call(
         self, name: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> CallOutcome:
         if self._finished:
             return CallOutcome(CallStatus.CRASHED, detail="the session has ended")
+        if self._run.fault is not None:
+            return self._refused()
+        limits = self._run.limits()
+        if limits is None:
+            return self._refused()
+        if self._session is not None and self._session_timeout > limits.timeout_s + 1e-3:
+            self._close()  # the budget is nearly spent: the next call gets only what is left
         if self._session is None:
-            self._open()
+            self._open(limits)
         outcome: CallOutcome = self._session.call(name, args, kwargs or {})
         if self.load is None:
             self.load = self._session.load
+        fault = call_fault(outcome, batch=name == BATCH)
+        if name == BATCH and outcome.status is not CallStatus.OK:
+            fault = None  # the batch as a whole hit a limit: live calls follow and decide
+        if fault is not None:
+            self._run.blame(*fault)
         if outcome.status in (CallStatus.TIMEOUT, CallStatus.CRASHED, CallStatus.MEMORY):
             self._close()
         return outcome
 
 
 @contextmanager
-def session_for(pool: SandboxPool, code: str, task: CodeTask) -> Iterator[Session]:
-    with RestartingSession(pool, code, limits_for(task)) as session:
+def session_for(run: Run, code: str) -> Iterator[Session]:
+    with RestartingSession(run, code) as session:
         yield session
 
 
@@ -93,83 +250,93 @@ def _short(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def run_test_cases(pool: SandboxPool, code: str, task: CodeTask) -> list[Unit]:
+def run_test_cases(run: Run, code: str) -> list[Unit]:
+    task = run.task
     rel_tol = task.float_tolerance or REL_TOL
     entry = task.entry_point or ""
     units = []
-    with session_for(pool, code, task) as session:
+    with session_for(run, code) as session:
         for index, case in enumerate(task.spec):
+            if run.fault is not None:
+                units.append(run.not_run(f"case[{index}]"))
+                continue
             args = tuple(case.get("args", []))
             outcome = session.call(entry, args, dict(case.get("kwargs", {})))
             units.append(_call_unit(index, outcome, case["expected"], rel_tol))
     return units
 
 
-def run_humaneval(pool: SandboxPool, code: str, task: CodeTask) -> list[Unit]:
-    with session_for(pool, code, task) as session:
-        return run_check(task.spec, task.entry_point or "", session)
+def run_humaneval(run: Run, code: str) -> list[Unit]:
+    with session_for(run, code) as session:
+        return run_check(run.task.spec, run.task.entry_point or "", session)
 
 
-def run_pytest(pool: SandboxPool, code: str, task: CodeTask) -> list[Unit]:
-    with session_for(pool, code, task) as session:
-        return run_pytest_file(task.spec, session)
+def run_pytest(run: Run, code: str) -> list[Unit]:
+    with session_for(run, code) as session:
+        return run_pytest_file(run.task.spec, session)
 
 
-def run_stdio(pool: SandboxPool, code: str, task: CodeTask) -> list[Unit]:
-    limits = limits_for(task)
+def run_stdio(run: Run, code: str) -> list[Unit]:
     units = []
-    for index, case in enumerate(task.spec):
-        outcome = pool.run_program(code, case.get("stdin", ""), limits)
-        usage = outcome.usage
-        if outcome.status is ProgramStatus.OK:
-            passed = stdout_equal(outcome.stdout, case["stdout"]) and not outcome.stdout_truncated
-            message = "" if passed else f"wrong output: {_short(outcome.stdout[-200:])}"
-        else:
-            passed = False
-            message = f"{outcome.status.value} (exit {outcome.exit_code}, signal {outcome.signal})"
-            tail = outcome.stderr.strip().splitlines()[-1:] if outcome.stderr.strip() else []
-            message += f": {tail[0][:200]}" if tail else ""
-        evidence = {"exit_code": outcome.exit_code, "signal": outcome.signal}
-        evidence |= _output_tails(outcome.stdout, outcome.stderr)
-        units.append(
-            Unit(
-                f"case[{index}]",
-                passed,
-                message,
-                usage.wall_s,
-                usage.cpu_s,
-                usage.peak_rss_bytes,
-                evidence=evidence,
-            )
-        )
+    for index, case in enumerate(run.task.spec):
+        # room for twice the expected output: past that, a flood is the response's doing
+        expected = len(case["stdout"].encode("utf-8", "surrogatepass"))
+        limits = run.limits(output_bytes=2 * expected + 4096) if run.fault is None else None
+        if limits is None:
+            units.append(run.not_run(f"case[{index}]"))
+            continue
+        outcome = run.pool.run_program(code, case.get("stdin", ""), limits)
+        fault = program_fault(outcome)
+        if fault is not None:
+            run.blame(*fault, unit=f"case[{index}]")
+        units.append(_stdio_unit(index, outcome, case["stdout"]))
     return units
 
 
-def run_repo(pool: SandboxPool, tree: PatchedTree, task: CodeTask) -> list[Unit]:
+def _stdio_unit(index: int, outcome: ProgramOutcome, expected: str) -> Unit:
+    usage = outcome.usage
+    if outcome.status is ProgramStatus.OK:
+        passed = stdout_equal(outcome.stdout, expected) and not outcome.stdout_truncated
+        message = "" if passed else f"wrong output: {_short(outcome.stdout[-200:])}"
+    else:
+        passed = False
+        message = f"{outcome.status.value} (exit {outcome.exit_code}, signal {outcome.signal})"
+        tail = outcome.stderr.strip().splitlines()[-1:] if outcome.stderr.strip() else []
+        message += f": {tail[0][:200]}" if tail else ""
+    evidence = {"exit_code": outcome.exit_code, "signal": outcome.signal}
+    evidence |= _output_tails(outcome.stdout, outcome.stderr)
+    return Unit(
+        f"case[{index}]", passed, message, usage.wall_s, usage.cpu_s, usage.peak_rss_bytes,
+        evidence=evidence,
+    )  # fmt: skip
+
+
+def run_repo(run: Run, tree: PatchedTree) -> list[Unit]:
+    """Run the repo's chosen tests once, in one sandboxed command inside the item budget."""
+    task = run.task
     test_ids = [*task.fail_to_pass, *task.pass_to_pass]
-    limits = Limits(
-        timeout_s=task.timeout_s * max(1, len(test_ids)) + 10.0,
+    limits = run.limits(
+        per_run_s=task.timeout_s * max(1, len(test_ids)) + 10.0,
         memory_mb=max(task.memory_mb, 1024),
     )
-    outcome = pool.run_command(
-        pytest_argv(test_ids),
-        files=tree.files,
-        readonly_files=tree.readonly,
+    if limits is None:
+        return [run.not_run(name) for name in test_ids]
+    command = runner_command(tree, test_ids)
+    outcome = run.pool.run_command(
+        command.argv,
+        files=command.files,
+        readonly_files=command.readonly,
         limits=limits,
-        collect=[REPORT],
-        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"},
+        collect=[command.report],
+        env=command.env,
     )
-    units = read_junit(outcome.collected.get(REPORT), test_ids)
-    if outcome.timed_out:
-        units = [u if u.passed else Unit(u.name, False, "the test run timed out") for u in units]
+    fault = program_fault(outcome, output_is_answer=False)
+    if fault is not None:
+        run.blame(*fault)
+    units = read_report(outcome.collected.get(command.report), command.key, test_ids)
     kinds = {name: "fail_to_pass" for name in task.fail_to_pass}
     return [
-        Unit(
-            u.name,
-            u.passed,
-            u.message,
-            u.wall_s,
-            evidence={"kind": kinds.get(u.name, "pass_to_pass")},
-        )
+        Unit(u.name, u.passed, u.message, u.wall_s,
+             evidence={"kind": kinds.get(u.name, "pass_to_pass")})
         for u in units
-    ]
+    ]  # fmt: skip

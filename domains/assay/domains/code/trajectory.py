@@ -5,13 +5,17 @@ When a record carries ``steps`` (OpenAI-format chat messages) in which the assis
 assistant message without tool calls), each such command is run against the task's tests in the
 sandbox, like the final answer. Its step result says how far that command got (the fraction of
 test units passed), so the reward layer can reward progress on the turn's tokens.
+
+Commands draw on the item's one budget (after the final answer): a command that exceeds a
+limit, or finds the budget spent, scores 0 with a ``resources`` message, and the commands
+after it run only on what is left.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from assay.verifiers.code.extract import extract_code
 from assay.verifiers.code.static import syntax_error
@@ -20,6 +24,15 @@ from assay.verifiers.code.units import Unit
 from assay.types import StepResult
 
 MAX_COMMANDS = 16
+
+
+class _Fault(Protocol):
+    @property
+    def cause(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
 _CODE_KEYS = ("code", "source", "script", "program", "content")
 
 
@@ -60,20 +73,29 @@ def _code_argument(call: Any) -> str | None:
 
 
 def command_steps(
-    steps: Sequence[Mapping[str, Any]], run: Callable[[str], list[Unit]]
+    steps: Sequence[Mapping[str, Any]], run: Callable[[str], tuple[list[Unit], _Fault | None]]
 ) -> list[StepResult]:
-    """One step result per command: its test units' pass fraction (0 when it does not parse)."""
+    """One step result per command: its test units' pass fraction.
+
+    0 when it does not parse, and 0 with a ``resources`` message when it exceeded a limit.
+    """
     results = []
     for position, (index, code) in enumerate(commands(steps)):
         problem = syntax_error(code)
-        units = [] if problem is not None else run(code)
+        units, fault = ([], None) if problem is not None else run(code)
         passed = sum(u.passed for u in units)
         total = len(units)
-        score = passed / total if total else 0.0
+        score = passed / total if total and fault is None else 0.0
         message = problem or f"{passed}/{total} tests passed"
-        evidence = {"kind": "command", "message_index": index, "passed": passed, "total": total}
+        evidence: dict[str, Any] = {
+            "kind": "command", "message_index": index, "passed": passed, "total": total,
+        }  # fmt: skip
+        if fault is not None:
+            message = f"resources: {fault.cause}: {fault.message}"
+            evidence["fault"] = fault.cause
+            passed = 0
+        ok = bool(total) and passed == total and fault is None
         results.append(
-            StepResult(position, f"command[{index}]", bool(total) and passed == total, score,
-                       message[:300], evidence)
-        )  # fmt: skip
+            StepResult(position, f"command[{index}]", ok, score, message[:300], evidence)
+        )
     return results

@@ -8,20 +8,23 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.domains.code import modes
+from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
-from assay.domains.code.trajectory import command_steps
+from assay.domains.code.trajectory import command_steps, commands
 from assay.verifiers.code.extract import extract_code, extract_patch
-from assay.verifiers.code.repo import PatchError, added_lines, apply_patch
+from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
 from assay.verifiers.code.static import RuffRun, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
 
+from assay.blame import RESOURCES, response_fault
 from assay.types import Check, Record, Status, StepResult, Verdict
 from assay.verifier import Verifier
 
@@ -29,10 +32,16 @@ log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
 REPLAY_ENV = "ASSAY_REPLAY_DIR"
-GATED_KINDS = {"framework", "introspection", "test-files", "always-equal"}
+GATED_KINDS = {
+    "framework", "introspection", "test-files", "always-equal", "compiled", "unreadable",
+}  # fmt: skip
 """Flags that reject a repo patch: there the candidate shares pytest's process."""
+BUDGET_CAP_S = 380.0
+"""The largest item budget: with its slack it stays inside the 600 s hard limit."""
+HARD_SLACK_S = 30.0
+"""Seconds of the hard limit beyond 1.5 times the budget (pool start, ruff, git apply)."""
 
-Runner = Callable[[SandboxPool, str, CodeTask], list[Unit]]
+Runner = Callable[[Run, str], list[Unit]]
 RUNNERS: dict[str, Runner] = {
     "tests": modes.run_humaneval,
     "test_cases": modes.run_test_cases,
@@ -60,7 +69,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -74,19 +83,12 @@ class CodeVerifier(Verifier):
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
-        """Per-unit limit times the number of units, plus start-up slack, at most 600 s."""
-        reference = record.reference if isinstance(record.reference, dict) else {}
-        per_unit = reference.get("timeout_s", 5.0)
-        per_unit = float(per_unit) if isinstance(per_unit, int | float) else 5.0
-        units = 1
-        for key in ("test_cases", "stdio", "fail_to_pass", "pass_to_pass"):
-            value = reference.get(key)
-            units += len(value) if isinstance(value, list) else 0
-        for key in ("tests", "pytest"):
-            source = reference.get(key)
-            if isinstance(source, str):
-                units += max(1, source.count("assert"))
-        return min(600.0, 20.0 + per_unit * units * 1.5)
+        """The hard kill: 1.5 times the item's budget plus 30 s, at most 600 s.
+
+        The item's own budget (:func:`item_budget_s`) is what its runs may use; a response
+        that exceeds it is blamed (``resources``) long before this limit masks it as timeout.
+        """
+        return min(600.0, HARD_SLACK_S + 1.5 * item_budget_s(record))
 
     def setup(self) -> None:
         """Start this worker's sandbox pool and import the test tools.
@@ -119,19 +121,30 @@ class CodeVerifier(Verifier):
     def verify(self, record: Record) -> Verdict:
         task = parse_task(record.reference, PROJECT_ROOT)
         started = time.perf_counter()
+        budget = Budget(item_budget_s(record))
         if task.mode == "repo":
-            verdict, audit = self._verify_repo(record.response, task)
+            verdict, audit = self._verify_repo(record.response, task, budget)
         else:
-            verdict, audit = self._verify_code(record.response, task)
+            verdict, audit = self._verify_code(record.response, task, budget)
             if record.steps:
-                verdict = self._with_command_steps(verdict, record, task)
+                verdict = self._with_command_steps(verdict, record, task, budget)
         _write_replay(record, verdict, audit, self.pool, time.perf_counter() - started)
         return verdict
 
-    def _with_command_steps(self, verdict: Verdict, record: Record, task: CodeTask) -> Verdict:
-        """Prefix the verdict's steps with one result per command the trajectory ran."""
+    def _with_command_steps(
+        self, verdict: Verdict, record: Record, task: CodeTask, budget: Budget
+    ) -> Verdict:
+        """Prefix the verdict's steps with one result per command the trajectory ran.
+
+        The commands run after the final answer, on what is left of the same item budget.
+        """
         runner = RUNNERS[task.mode]
-        steps = command_steps(record.steps, lambda code: runner(self.pool, code, task))
+
+        def run_command(code: str) -> tuple[list[Unit], Fault | None]:
+            run = Run(self.pool, task, budget)
+            return runner(run, code), run.fault
+
+        steps = command_steps(record.steps, run_command)
         if not steps:
             return verdict
         tail = tuple(
@@ -144,7 +157,9 @@ class CodeVerifier(Verifier):
 
     # modes ----------------------------------------------------------------------------------
 
-    def _verify_code(self, response: str, task: CodeTask) -> tuple[Verdict, dict[str, Any]]:
+    def _verify_code(
+        self, response: str, task: CodeTask, budget: Budget
+    ) -> tuple[Verdict, dict[str, Any]]:
         code = extract_code(response)
         audit: dict[str, Any] = {"code": code}
         if not code.strip():
@@ -154,11 +169,15 @@ class CodeVerifier(Verifier):
             return Verdict.unparsable(f"the code does not parse: {problem}"), audit
         flags = scan_suspicious(code)
         ruff = RuffRun(code) if task.static_analysis else None  # runs while the tests do
-        units = RUNNERS[task.mode](self.pool, code, task)
+        run = Run(self.pool, task, budget)
+        units = RUNNERS[task.mode](run, code)
         checks = [_suspicious_check(flags)] + ([_ruff_check(ruff)] if ruff is not None else [])
-        return _verdict(task, units, checks), audit | {"units": [u.name for u in units]}
+        verdict = _verdict(task, units, checks, run.fault)
+        return verdict, audit | {"units": [u.name for u in units]}
 
-    def _verify_repo(self, response: str, task: CodeTask) -> tuple[Verdict, dict[str, Any]]:
+    def _verify_repo(
+        self, response: str, task: CodeTask, budget: Budget
+    ) -> tuple[Verdict, dict[str, Any]]:
         diff = extract_patch(response)
         audit: dict[str, Any] = {"diff": diff}
         if diff is None:
@@ -169,12 +188,16 @@ class CodeVerifier(Verifier):
         except PatchError as exc:
             check = Check("patch", False, message=f"the diff does not apply: {exc}")
             return Verdict.incorrect((check,), message="the diff does not apply"), audit
-        flags = scan_suspicious(added_lines(diff))
+        flags = list(tree.flags)  # judged on the patched tree, not on the diff's text
         patch_check = Check(
             "patch",
             True,
             message=f"{len(tree.changed)} files changed",
-            evidence={"changed": list(tree.changed), "dropped": list(tree.dropped)},
+            evidence={
+                "changed": list(tree.changed),
+                "dropped": list(tree.dropped),
+                "modes": list(tree.modes),
+            },
         )
         gated = [f for f in flags if f.kind in GATED_KINDS]
         if gated:
@@ -185,9 +208,22 @@ class CodeVerifier(Verifier):
                 evidence={"flags": [f.to_dict() for f in gated]},
             )
             return Verdict.incorrect((patch_check, hostile, _suspicious_check(flags))), audit
-        units = modes.run_repo(self.pool, tree, task)
+        ruff = RuffRun(files=_changed_sources(tree)) if task.static_analysis else None
+        run = Run(self.pool, task, budget)
+        units = modes.run_repo(run, tree)
         checks = [patch_check, _suspicious_check(flags)]
-        return _verdict(task, units, checks), audit | {"units": [u.name for u in units]}
+        checks += [_ruff_check(ruff)] if ruff is not None else []
+        verdict = _verdict(task, units, checks, run.fault)
+        return verdict, audit | {"units": [u.name for u in units]}
+
+
+def _changed_sources(tree: PatchedTree) -> dict[str, str]:
+    """The Python files the patch changed or added, as they are after it (for ruff)."""
+    return {
+        name: tree.files[name].decode("utf-8")
+        for name in tree.changed
+        if name.endswith(".py") and name in tree.files
+    }
 
 
 def _suspicious_check(flags: list[Flag]) -> Check:
@@ -216,7 +252,36 @@ def _ruff_check(run: RuffRun) -> Check:
     )
 
 
-def _verdict(task: CodeTask, units: list[Unit], checks: list[Check]) -> Verdict:
+def item_budget_s(record: Record) -> float:
+    """Wall-clock seconds all of an item's runs may use: 1.5 x per-unit limit x units x runs.
+
+    The 1.5 leaves room for units (a HumanEval assert, a pytest test) that call the candidate
+    several times.
+
+    Runs are the final answer and each command of the trajectory; at most
+    :data:`BUDGET_CAP_S`, so :meth:`CodeVerifier.timeout_for` always leaves slack beyond it.
+    """
+    reference: Mapping[str, Any] = record.reference if isinstance(record.reference, dict) else {}
+    per_unit = reference.get("timeout_s", 5.0)
+    valid = isinstance(per_unit, int | float) and not isinstance(per_unit, bool) and per_unit > 0
+    per_unit = float(per_unit) if valid and per_unit < 1e6 else 5.0
+    units = 1
+    for key in ("test_cases", "stdio", "fail_to_pass", "pass_to_pass", "inputs"):
+        value = reference.get(key)
+        units += len(value) if isinstance(value, list) else 0
+    for key in ("tests", "pytest"):
+        source = reference.get(key)
+        if isinstance(source, str):
+            units += max(1, source.count("assert"))
+    runs = 1
+    if record.steps and not reference.get("repo"):
+        runs += len(commands(record.steps))
+    return min(BUDGET_CAP_S, 1.5 * per_unit * units * runs + 10.0)
+
+
+def _verdict(
+    task: CodeTask, units: list[Unit], checks: list[Check], fault: Fault | None = None
+) -> Verdict:
     total = len(units)
     passed = sum(u.passed for u in units)
     fraction = passed / total if total else 0.0
@@ -247,7 +312,20 @@ def _verdict(task: CodeTask, units: list[Unit], checks: list[Check]) -> Verdict:
     else:
         status = Status.INCORRECT
     message = None if status is Status.CORRECT else _first_failure(units)
+    if fault is not None:
+        return _blamed(fault, (tests, *checks), resources, steps)
     return Verdict(status, round(score, 6), all_checks, steps, message)
+
+
+def _blamed(
+    fault: Fault, checks: tuple[Check, ...], resources: list[Check], steps: tuple[StepResult, ...]
+) -> Verdict:
+    """The response exceeded a limit: ``incorrect``, score 0, a failed ``resources`` check."""
+    message = f"{fault.cause}: {fault.message}" + (f" ({fault.unit})" if fault.unit else "")
+    usage = resources[0].evidence if resources else {}
+    evidence = {"cause": fault.cause, "unit": fault.unit, **usage}
+    verdict = response_fault(RESOURCES, message, evidence)
+    return replace(verdict, checks=(*checks, *verdict.checks, *resources[1:]), steps=steps)
 
 
 def _first_failure(units: list[Unit]) -> str | None:

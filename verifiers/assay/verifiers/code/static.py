@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -85,18 +86,37 @@ class RuffRun:
     """``ruff check`` started in the background; :meth:`report` waits for its findings.
 
     The verifier starts it before running the tests, so static analysis overlaps execution.
+    The response cannot switch findings off: ``--isolated`` ignores every configuration file
+    (a ``pyproject.toml``, ``ruff.toml`` or ``.ruff.toml`` a patch adds included), the rules
+    are the project's own (``select``), and ``--ignore-noqa`` disregards ``# noqa`` and
+    ``# ruff: noqa`` comments.
     """
 
-    def __init__(self, code: str, select: tuple[str, ...] = DEFAULT_SELECT) -> None:
+    def __init__(
+        self,
+        code: str = "",
+        select: tuple[str, ...] = DEFAULT_SELECT,
+        files: dict[str, str] | None = None,
+    ) -> None:
         argv = [
-            ruff_binary(), "check", "--isolated", "--no-cache", "--output-format", "json",
-            "--select", ",".join(select), "--stdin-filename", "solution.py", "-",
+            ruff_binary(), "check", "--isolated", "--ignore-noqa", "--no-cache",
+            "--output-format", "json", "--select", ",".join(select),
         ]  # fmt: skip
         env = {"PATH": os.environ.get("PATH", ""), "RUFF_NO_CACHE": "true"}
         self._code = code
+        self._tree: tempfile.TemporaryDirectory[str] | None = None
+        if files is not None:  # a tree's files (repo mode), checked where ruff finds them
+            self._tree = tempfile.TemporaryDirectory(prefix="assay-ruff-")
+            for name, text in files.items():
+                path = Path(self._tree.name, name)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            argv += ["--", *sorted(files)]
+        else:
+            argv += ["--stdin-filename", "solution.py", "-"]
         self._proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=env,
+            text=True, env=env, cwd=self._tree.name if self._tree is not None else None,
         )  # fmt: skip
 
     def report(self) -> RuffReport:
@@ -106,6 +126,9 @@ class RuffRun:
             self._proc.kill()
             self._proc.communicate()
             raise VerifierError("ruff did not finish within 30 s") from None
+        finally:
+            if self._tree is not None:
+                self._tree.cleanup()
         if self._proc.returncode not in (0, 1):
             raise VerifierError(f"ruff failed ({self._proc.returncode}): {stderr.strip()[:300]}")
         raw = json.loads(stdout or "[]")
@@ -114,12 +137,20 @@ class RuffRun:
                 "rule": item.get("code") or "invalid-syntax",
                 "message": item.get("message", ""),
                 "line": (item.get("location") or {}).get("row"),
+                **({"file": _relative(item.get("filename"), self._tree)} if self._tree else {}),
             }
             for item in raw
         )
         rules = Counter(str(f["rule"]) for f in findings)
         severities = Counter(severity(str(f["rule"])) for f in findings)
         return RuffReport(findings, dict(rules), dict(severities))
+
+
+def _relative(filename: object, tree: tempfile.TemporaryDirectory[str]) -> str:
+    text = str(filename or "")
+    root = os.path.realpath(tree.name) + os.sep
+    real = os.path.realpath(text) if text else ""
+    return real[len(root) :] if real.startswith(root) else os.path.basename(text)
 
 
 def ruff_report(code: str, select: tuple[str, ...] = DEFAULT_SELECT) -> RuffReport:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 _EXIT_CALLS = {
     "sys.exit", "os._exit", "posix._exit", "exit", "quit", "os.kill", "os.killpg", "os.abort",
-    "signal.signal", "os.fork", "os.forkpty", "os.setsid", "os.daemon",
+    "signal.signal", "os.fork", "os.forkpty", "os.setsid", "os.daemon", "atexit.register",
+    "sys.addaudithook",
 }  # fmt: skip
 _INTROSPECTION = {
     "sys._getframe", "inspect.stack", "inspect.currentframe", "inspect.getouterframes",
@@ -21,7 +22,18 @@ _INTROSPECTION = {
     "sys.modules", "sys.meta_path", "sys.path_hooks", "importlib.import_module", "__import__",
     "builtins", "__builtins__", "eval", "exec", "compile", "ctypes",
 }  # fmt: skip
-_FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "f_code"}
+_FRAME_ATTRS = {
+    "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame",
+    "ag_frame", "f_code", "f_trace",
+}  # fmt: skip
+_DUNDER_INTROSPECTION = {
+    "__self__", "__subclasses__", "__globals__", "__code__", "__closure__", "__func__",
+    "__mro__", "__bases__", "__base__", "__loader__", "__spec__", "__import__",
+    "__builtins__",
+}  # fmt: skip
+"""Attributes that lead from any object to modules, frames or classes a test relies on
+(``print.__self__`` is the builtins module; ``object.__subclasses__()`` lists every class)."""
+_DOTTED_INTROSPECTION = {name for name in _INTROSPECTION if "." in name}
 _FRAMEWORKS = {"pytest", "_pytest", "unittest", "doctest", "pluggy", "conftest"}
 _NETWORK = {"socket", "urllib", "http", "requests", "ssl", "ftplib", "smtplib", "asyncio"}
 _PROCESS = {"subprocess", "multiprocessing", "pty", "resource"}
@@ -65,6 +77,7 @@ def _dotted(node: ast.AST) -> str:
 class _Scanner(ast.NodeVisitor):
     def __init__(self) -> None:
         self.flags: list[Flag] = []
+        self.modules: set[str] = set()
 
     def add(self, kind: str, node: ast.AST, detail: str) -> None:
         self.flags.append(Flag(kind, getattr(node, "lineno", 0), detail))
@@ -72,6 +85,7 @@ class _Scanner(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self._module(alias.name, node)
+            self.modules.add(alias.asname or alias.name.split(".", maxsplit=1)[0])
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -86,15 +100,21 @@ class _Scanner(ast.NodeVisitor):
             self.add("network", node, f"imports {name}")
         elif root in _PROCESS:
             self.add("process", node, f"imports {name}")
-        elif root in {"inspect", "gc", "ctypes", "builtins", "importlib"}:
+        elif root in {"inspect", "gc", "ctypes", "builtins", "importlib", "_ctypes"}:
             self.add("introspection", node, f"imports {name}")
+        elif root == "atexit":
+            self.add("exit", node, f"imports {name}")
 
     def visit_Call(self, node: ast.Call) -> None:
         name = _dotted(node.func)
         if name in _EXIT_CALLS:
             self.add("exit", node, f"calls {name}")
-        if name in _INTROSPECTION:
+        if name in _INTROSPECTION and "." not in name:  # dotted ones: visit_Attribute
             self.add("introspection", node, f"calls {name}")
+        if name in {"getattr", "setattr", "delattr", "hasattr"} and len(node.args) > 1:
+            attribute = _literal_text(node.args[1])
+            if attribute in _DUNDER_INTROSPECTION or attribute in _FRAME_ATTRS:
+                self.add("introspection", node, f"{name}(..., {attribute!r})")
         if name in {"setattr", "delattr"} and node.args:
             self.add("patching", node, f"{name} on {_dotted(node.args[0]) or 'an object'}")
         if name in {
@@ -122,8 +142,11 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in _FRAME_ATTRS:
+        if node.attr in _FRAME_ATTRS or node.attr in _DUNDER_INTROSPECTION:
             self.add("introspection", node, f"reads .{node.attr}")
+        dotted = _dotted(node)
+        if any(dotted == n or dotted.endswith("." + n) for n in _DOTTED_INTROSPECTION):
+            self.add("introspection", node, f"uses {dotted}")
         if node.attr in {"__eq__", "__ne__", "__hash__"} and isinstance(node.ctx, ast.Store):
             self.add("patching", node, f"assigns .{node.attr}")
         self.generic_visit(node)
@@ -136,7 +159,7 @@ class _Scanner(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             name = _dotted(target)
-            if "." in name and name.split(".")[0] in {
+            if "." in name and name.split(".")[0] in self.modules | {
                 "builtins",
                 "time",
                 "datetime",

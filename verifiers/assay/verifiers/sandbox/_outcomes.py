@@ -49,13 +49,16 @@ class IsolationReport:
         readonly_mounts: Read-only files are read-only bind mounts (not only mode 0444).
         nested_userns_disabled: Candidate code cannot create user namespaces of its own.
         namespace_init: The zygote is PID 1 of its own PID namespace, so it cannot be killed
-            from inside, and it sees (and kills) exactly the sandbox's processes.
+            from inside, and it sees (and kills) exactly the sandbox's processes; each run
+            then also has an IPC namespace of its own.
+        seccomp: The seccomp filters (docs/code.md) bind the zygote and every run.
     """
 
     level: Isolation
     readonly_mounts: bool
     nested_userns_disabled: bool
     namespace_init: bool
+    seccomp: bool = False
 
 
 @dataclass(frozen=True, slots=True)

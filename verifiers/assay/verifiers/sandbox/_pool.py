@@ -116,6 +116,7 @@ class SandboxPool:
             readonly_mounts=info.get("can_mount") is True,
             nested_userns_disabled=info.get("userns_disabled") is True,
             namespace_init=info.get("pid") == 1,
+            seccomp=info.get("seccomp") is True,
         )
         self._idle.put(first)
         for _ in range(size - 1):

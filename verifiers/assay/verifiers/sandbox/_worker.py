@@ -14,6 +14,7 @@ import time
 from ._errors import SandboxUnavailableError, _WorkerLostError
 from ._inside import codec, framing
 from ._launch import LaunchPlan
+from ._seccomp import programs as seccomp_programs
 
 __all__ = ["GRACE_S", "Message", "Worker"]
 
@@ -62,6 +63,10 @@ class Worker:
             "preload": list(preload),
             "max_frame": max_frame,
         }
+        compiled = seccomp_programs()
+        if compiled is not None:
+            config["seccomp_zygote"] = compiled.zygote
+            config["seccomp_run"] = compiled.run
         self._pending_config: bytes | None = framing.pack_frame(codec.encode(config))
 
     def _launch(self, plan: LaunchPlan) -> subprocess.Popen[bytes]:

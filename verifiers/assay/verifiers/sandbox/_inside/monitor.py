@@ -11,15 +11,17 @@ import socket
 import time
 from collections.abc import Callable
 
-from . import framing
+from . import framing, privileges
 
 __all__ = [
     "Capture",
     "RunChild",
+    "ipc_bytes",
     "kill_all_others",
     "proc_cpu_seconds",
     "proc_peak_rss",
     "run_memory",
+    "tmpfs_used",
 ]
 
 _CHUNK = 1 << 16
@@ -90,6 +92,7 @@ class RunChild:
         self.cpu_s: float | None = None
         self.max_rss_bytes = 0
         self._reaper = reaper
+        self.ipc_fd: int | None = None  # the run's own IPC namespace, for the memory cap
         self._selector = selectors.DefaultSelector()
         for descriptor in (stdout_fd, stderr_fd):
             os.set_blocking(descriptor, False)
@@ -248,9 +251,11 @@ class RunChild:
     def close(self) -> None:
         """Release the zygote's ends of the child's pipes."""
         self._selector.close()
-        for descriptor in (self.stdout_fd, self.stderr_fd, self.pidfd):
-            with contextlib.suppress(OSError):
-                os.close(descriptor)
+        for descriptor in (self.stdout_fd, self.stderr_fd, self.pidfd, self.ipc_fd):
+            if descriptor is not None:
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+        self.ipc_fd = None
         if self.control is not None:
             self.control.close()
 
@@ -296,12 +301,96 @@ def _memory_of(pid: int) -> int:
         return 0
 
 
+def _memfd_bytes(pids: list[int]) -> int:
+    """Bytes held in the memfds (and other deleted in-memory files) the processes hold open.
+
+    A memfd written with ``write`` is in no process's address space, so neither RLIMIT_AS nor
+    the proportional set size sees it; each distinct file counts once.
+    """
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for pid in pids:
+        directory = f"/proc/{pid}/fd"
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        for name in names:
+            path = f"{directory}/{name}"
+            try:
+                if not os.readlink(path).startswith("/memfd:"):
+                    continue
+                info = os.stat(path)
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512
+    return total
+
+
 def run_memory(namespace_init: bool, keep: int) -> int:
     """Memory used together by every process of the current run (all but zygote and ``keep``).
 
-    RLIMIT_AS bounds each process; this bounds a run that spreads over many processes.
+    Their proportional set sizes plus the memfds they hold. RLIMIT_AS bounds each process;
+    this bounds a run that spreads over many processes or keeps memory outside its mappings.
     """
-    return sum(_memory_of(pid) for pid in _others(namespace_init, keep))
+    pids = _others(namespace_init, keep)
+    return sum(_memory_of(pid) for pid in pids) + _memfd_bytes(pids)
+
+
+def tmpfs_used(paths: list[str]) -> int:
+    """Bytes in use on these (tmpfs) mounts: files there, open or deleted, are memory."""
+    total = 0
+    for path in paths:
+        try:
+            info = os.statvfs(path)
+        except OSError:
+            continue
+        total += (info.f_blocks - info.f_bfree) * info.f_frsize
+    return total
+
+
+def _sysvipc_column(path: str, names: tuple[str, ...]) -> int:
+    """The sum of the first of ``names`` that is a column of a /proc/sysvipc table."""
+    try:
+        with open(path, "rb") as table:
+            lines = table.read(64 << 20).splitlines()
+    except OSError:
+        return 0
+    if not lines:
+        return 0
+    header = lines[0].split()
+    column = next((header.index(n.encode()) for n in names if n.encode() in header), None)
+    if column is None:
+        return 0
+    total = 0
+    for line in lines[1:]:
+        fields = line.split()
+        if len(fields) == len(header):
+            with contextlib.suppress(ValueError):
+                total += int(fields[column])
+    return total
+
+
+def ipc_bytes(run_ns: int, own_ns: int) -> int:
+    """SysV shared memory (resident) and queued message bytes of the run's IPC namespace.
+
+    Segments and queues outlive the process that filled them, outside every process's
+    memory; /proc/sysvipc shows the namespace of the reader, so the zygote visits the run's
+    namespace for the read and comes straight back.
+    """
+    try:
+        privileges.setns(run_ns, privileges.CLONE_NEWIPC)
+    except OSError:
+        return 0
+    try:
+        shm = _sysvipc_column("/proc/sysvipc/shm", ("rss", "size"))
+        shm += _sysvipc_column("/proc/sysvipc/shm", ("swap",))
+        messages = _sysvipc_column("/proc/sysvipc/msg", ("cbytes",))
+    finally:
+        privileges.setns(own_ns, privileges.CLONE_NEWIPC)
+    return shm + messages
 
 
 def _all_pids() -> list[int]:

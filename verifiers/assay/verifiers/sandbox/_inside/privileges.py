@@ -11,6 +11,8 @@ import os
 import re
 
 __all__ = [
+    "CLONE_NEWIPC",
+    "SeccompProgram",
     "capability_sets",
     "drop_all_capabilities",
     "has_capability",
@@ -23,7 +25,9 @@ __all__ = [
     "set_dumpable",
     "set_no_new_privs",
     "set_parent_death_signal",
+    "setns",
     "umount_detach",
+    "unshare",
 ]
 
 CAP_SYS_ADMIN = 21
@@ -43,6 +47,9 @@ _MS_BIND = 4096
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 _MNT_DETACH = 2
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+CLONE_NEWIPC = 0x08000000
 
 # The C library, already loaded. (ctypes.util.find_library would import threading, whose
 # at-fork hook makes every fork of the zygote measurably dearer.)
@@ -243,3 +250,37 @@ def remount_all_readonly() -> int:
 def umount_detach(path: str) -> None:
     """Lazily unmount ``path`` and everything mounted below it."""
     _check(_libc.umount2(path.encode(), ctypes.c_int(_MNT_DETACH)), f"umount {path}")
+
+
+def unshare(flags: int) -> None:
+    """Move this process into new namespaces (``CLONE_NEWIPC``: a fresh IPC namespace)."""
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def setns(descriptor: int, nstype: int) -> None:
+    """Enter the namespace that ``descriptor`` (an open ``/proc/PID/ns/...`` file) refers to."""
+    _check(_libc.setns(ctypes.c_int(descriptor), ctypes.c_int(nstype)), "setns")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class SeccompProgram:
+    """A compiled classic-BPF seccomp filter, laid out in memory once, installed per process.
+
+    Built before forking, so that installing it in a child is one ``prctl`` and touches no
+    new pages. Installing needs ``no_new_privs`` (or ``CAP_SYS_ADMIN``); filters stack and
+    are inherited across ``fork`` and ``execve``, and can never be removed.
+    """
+
+    def __init__(self, program: bytes) -> None:
+        if not program or len(program) % 8 or len(program) // 8 > 4096:
+            raise ValueError(f"not a seccomp program ({len(program)} bytes)")
+        self._buffer = ctypes.create_string_buffer(program, len(program))
+        self._fprog = _SockFprog(len(program) // 8, ctypes.addressof(self._buffer))
+        self._address = ctypes.addressof(self._fprog)
+
+    def install(self) -> None:
+        """Apply the filter to this process (and everything it starts from now on)."""
+        _prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, self._address)

@@ -9,7 +9,14 @@ on the template forks every spare child, so:
   earlier runs (sources, inputs, files) are in a child's memory.
 
 The template is the parent of the run children, so it reaps them and reports the exit status
-and resource use to the manager. Messages on its SOCK_SEQPACKET socket:
+and resource use to the manager.
+
+Each spare child, before anything else, moves into a fresh IPC namespace (SysV shared memory,
+semaphores and message queues, POSIX message queues: whatever a run creates there dies with
+the run's last process, so the next run on this worker sees none of it), then confines itself
+(:func:`.child.prepare_spare`) and stacks the run seccomp filter.
+
+Messages on its SOCK_SEQPACKET socket:
 
 ``F`` + 4 descriptors (stdin, stdout, stderr, control) -> ``>q`` pid of the new spare child
 ``W`` + ``>q`` pid -> ``>qqdq`` found (0/1), wait status, CPU seconds, peak RSS in KiB
@@ -24,16 +31,32 @@ import socket
 import struct
 from typing import NoReturn
 
-from . import child
+from . import child, privileges
 
-__all__ = ["Template"]
+__all__ = ["SpareSetup", "Template"]
 
 _PID = struct.Struct(">q")
 _REAPED = struct.Struct(">qqdq")
 _TIMEOUT_S = 5.0
 
 
-def _serve(sock: socket.socket, namespace_init: bool, max_frame: int) -> NoReturn:
+class SpareSetup:
+    """How each spare child is confined beyond :func:`.child.prepare_spare`.
+
+    Attributes:
+        fresh_ipc: Put each run in a new IPC namespace (required where the zygote is
+            namespace init; elsewhere, at the ``none`` level, tried and skipped if refused).
+        run_filter: The run seccomp filter to stack once capabilities are dropped.
+    """
+
+    def __init__(self, fresh_ipc: bool, run_filter: privileges.SeccompProgram | None) -> None:
+        self.fresh_ipc = fresh_ipc
+        self.run_filter = run_filter
+
+
+def _serve(
+    sock: socket.socket, namespace_init: bool, max_frame: int, setup: SpareSetup
+) -> NoReturn:
     try:
         while True:
             message, descriptors, _, _ = socket.recv_fds(sock, 64, 4)
@@ -42,7 +65,7 @@ def _serve(sock: socket.socket, namespace_init: bool, max_frame: int) -> NoRetur
             if message[:1] == b"F" and len(descriptors) == 4:
                 pid = os.fork()
                 if pid == 0:
-                    _become_spare(descriptors, namespace_init, max_frame)
+                    _become_spare(descriptors, namespace_init, max_frame, setup)
                 sock.send(_PID.pack(pid))
             elif message[:1] == b"W" and len(message) == 1 + _PID.size:
                 sock.send(_reap(_PID.unpack_from(message, 1)[0]))
@@ -54,10 +77,20 @@ def _serve(sock: socket.socket, namespace_init: bool, max_frame: int) -> NoRetur
         os._exit(0)
 
 
-def _become_spare(descriptors: list[int], namespace_init: bool, max_frame: int) -> NoReturn:
+def _become_spare(
+    descriptors: list[int], namespace_init: bool, max_frame: int, setup: SpareSetup
+) -> NoReturn:
     try:
         stdin, stdout, stderr, control = descriptors
+        if setup.fresh_ipc:
+            try:
+                privileges.unshare(privileges.CLONE_NEWIPC)
+            except OSError:
+                if namespace_init:  # isolated levels must have it: refuse to run without
+                    raise
         child.prepare_spare((stdin, stdout, stderr), control, namespace_init)
+        if setup.run_filter is not None:
+            setup.run_filter.install()
         child.spare_main(max_frame)
     except BaseException as exc:
         with contextlib.suppress(BaseException):
@@ -77,9 +110,12 @@ def _reap(pid: int) -> bytes:
 class Template:
     """The manager's handle on its template process."""
 
-    def __init__(self, namespace_init: bool, max_frame: int) -> None:
+    def __init__(
+        self, namespace_init: bool, max_frame: int, setup: SpareSetup | None = None
+    ) -> None:
         self._namespace_init = namespace_init
         self._max_frame = max_frame
+        self._setup = setup or SpareSetup(fresh_ipc=False, run_filter=None)
         self.pid = 0
         self._sock: socket.socket | None = None
         self._fork_pending = False
@@ -93,7 +129,7 @@ class Template:
         pid = os.fork()
         if pid == 0:
             ours.close()
-            _serve(theirs, self._namespace_init, self._max_frame)
+            _serve(theirs, self._namespace_init, self._max_frame, self._setup)
         theirs.close()
         ours.settimeout(_TIMEOUT_S)
         self.pid, self._sock = pid, ours

@@ -17,7 +17,13 @@ It speaks length-prefixed :mod:`.codec` frames with the trusted side on two desc
 After every run it kills every other process it can see but the template (see
 :func:`.monitor.kill_all_others`), reaps them, unmounts and wipes the scratch area, and says in
 the reply whether that worked (``clean``); the trusted side recycles a zygote that is not
-clean.
+clean. Each run has its own IPC namespace (see :mod:`.template`), gone with its processes.
+
+Once its mounts are set up the zygote installs the ``zygote`` seccomp filter on itself, and
+each run child stacks the stricter ``run`` filter (both compiled on the trusted side, see
+``assay.verifiers.sandbox._seccomp``). The memory cap of a run counts its processes'
+proportional set size, the memfds they hold, what they added to the sandbox's tmpfs mounts
+(scratch, ``/dev/shm``) and the SysV shared memory and message bytes of their IPC namespace.
 """
 
 from __future__ import annotations
@@ -82,6 +88,18 @@ class Zygote:
             _harden_mounts(config, root)
         self.privileges_limited = privileges.limit_future_privileges()
         privileges.set_no_new_privs()
+        self.run_filter = _program(config.get("seccomp_run"))
+        zygote_filter = _program(config.get("seccomp_zygote"))
+        if zygote_filter is not None:
+            zygote_filter.install()
+        self.seccomp = zygote_filter is not None and self.run_filter is not None
+        self.own_ipc = os.open("/proc/self/ns/ipc", os.O_RDONLY | os.O_CLOEXEC)
+        self.tmpfs = (
+            [root, *(p for p in _list_of_text(config["extra_wipe"]) if os.path.ismount(p))]
+            if bool(config["isolated"])
+            else []
+        )
+        self.tmpfs_baseline = 0
         extra = config["extra_wipe"]
         extra_wipe = (
             [item for item in extra if type(item) is str] if isinstance(extra, list) else []
@@ -175,6 +193,7 @@ class Zygote:
         for _ in range(2):
             run = self._spare()
             run.set_output_limit(limits.max_output_bytes)
+            self.tmpfs_baseline = monitor.tmpfs_used(self.tmpfs)
             go["baseline"] = _task_count(os.getuid(), self.namespace_init)
             if run.send(marshal.dumps(go)):
                 return run
@@ -253,7 +272,7 @@ class Zygote:
         started, cpu_before = time.monotonic(), monitor.proc_cpu_seconds(run.pid)
         try:
             state = run.pump(
-                started + limits.timeout_s, want_frame=True, over_memory=self._over(limits)
+                started + limits.timeout_s, want_frame=True, over_memory=self._over(limits, run)
             )
         except framing.FrameError as exc:
             reply = self._session_broke("crashed", f"protocol violation: {exc}")
@@ -319,17 +338,29 @@ class Zygote:
 
     # -- programs and commands --------------------------------------------------------------
 
-    def _over(self, limits: child.ChildLimits) -> Callable[[], bool]:
-        """The check that the run's processes together stay under the memory limit."""
-        return lambda: (
-            monitor.run_memory(self.namespace_init, self.template.pid) > limits.memory_bytes
-        )
+    def _over(self, limits: child.ChildLimits, run: monitor.RunChild) -> Callable[[], bool]:
+        """The check that the run's processes together stay under the memory limit.
+
+        Counted: their proportional set sizes and memfds, what they added to the tmpfs
+        mounts, and the SysV shared memory and message bytes of the run's IPC namespace.
+        """
+
+        def over() -> bool:
+            used = monitor.run_memory(self.namespace_init, self.template.pid)
+            used += max(0, monitor.tmpfs_used(self.tmpfs) - self.tmpfs_baseline)
+            if run.ipc_fd is None:  # the spare moves to its own namespace as it starts
+                run.ipc_fd = _run_ipc_namespace(run.pid, self.own_ipc)
+            if used <= limits.memory_bytes and run.ipc_fd is not None:
+                used += monitor.ipc_bytes(run.ipc_fd, self.own_ipc)
+            return used > limits.memory_bytes
+
+        return over
 
     def _run_to_exit(self, run: monitor.RunChild, limits: child.ChildLimits) -> Message:
         started = time.monotonic()
         try:
             state = run.pump(
-                started + limits.timeout_s, want_frame=False, over_memory=self._over(limits)
+                started + limits.timeout_s, want_frame=False, over_memory=self._over(limits, run)
             )
         except framing.FrameError:
             state = "exit"
@@ -426,6 +457,26 @@ class Zygote:
         if op == "ping":
             return {"pong": True, "pid": os.getpid()}
         raise ValueError(f"unknown op {op!r}")
+
+
+def _program(value: codec.Data) -> privileges.SeccompProgram | None:
+    return privileges.SeccompProgram(value) if type(value) is bytes and value else None
+
+
+def _list_of_text(value: codec.Data) -> list[str]:
+    return [item for item in value if type(item) is str] if isinstance(value, list) else []
+
+
+def _run_ipc_namespace(pid: int, own: int) -> int | None:
+    """An open handle on the run child's IPC namespace, if it has one of its own."""
+    try:
+        descriptor = os.open(f"/proc/{pid}/ns/ipc", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if os.fstat(descriptor).st_ino == os.fstat(own).st_ino:
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 def _close_ends(out_read: int, err_read: int, ours: socket.socket) -> None:
@@ -529,7 +580,8 @@ def main() -> None:
     zygote = Zygote(config)
     gc.collect()
     gc.freeze()
-    zygote.template = template.Template(zygote.namespace_init, zygote.max_frame)
+    setup = template.SpareSetup(fresh_ipc=True, run_filter=zygote.run_filter)
+    zygote.template = template.Template(zygote.namespace_init, zygote.max_frame, setup)
     zygote.prepare_spare()
     ready: Message = {
         "ready": True,
@@ -537,6 +589,7 @@ def main() -> None:
         "uid": os.getuid(),
         "can_mount": zygote.scratch.can_mount,
         "userns_disabled": zygote.userns_disabled,
+        "seccomp": zygote.seccomp,
         "preload_failed": failed,  # type: ignore[dict-item]
     }
     framing.write_all(reply_fd, framing.pack_frame(codec.encode(ready)))

@@ -1,0 +1,117 @@
+"""The sandbox's seccomp filters: system calls that graded code never needs, denied.
+
+Two classic-BPF programs are compiled once per process on the trusted side with libseccomp
+(through ``pyseccomp``, a ctypes binding; Debian's ``libseccomp2``) and sent to each zygote in
+its configuration:
+
+* ``zygote``: installed by the zygote on itself once its mounts are set up, so it binds the
+  zygote, the template and every run (filters are inherited and cannot be removed);
+* ``run``: stacked by each run child once its capabilities are dropped, adding the calls the
+  zygote itself still needs (``mount``/``umount2`` for the scratch area, ``setns`` to measure a
+  run's IPC memory, ``unshare`` for the run's fresh IPC namespace).
+
+A denied call fails with ``EPERM`` (``clone3`` with ``ENOSYS``, so that the C library falls
+back to ``clone``, whose namespace flags the filter can see). A system call of another
+architecture (x32, or i386 through ``int 0x80``) kills the process. docs/code.md lists the
+families.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ALWAYS_DENIED", "NAMESPACE_FLAGS", "RUN_DENIED", "SeccompPrograms", "programs"]
+
+log = logging.getLogger(__name__)
+
+ALWAYS_DENIED: dict[str, tuple[str, ...]] = {
+    "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
+    "keyrings": ("keyctl", "add_key", "request_key"),
+    "ptrace": (
+        "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd",
+        "kcmp",
+    ),
+    "bpf": ("bpf",),
+    "perf": ("perf_event_open",),
+    "kernel modules and kexec": (
+        "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    ),
+    "userfaultfd": ("userfaultfd",),
+    "personality": ("personality",),
+    "new mount API and root changes": (
+        "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+        "pivot_root", "chroot",
+    ),
+    "file handles": ("open_by_handle_at", "name_to_handle_at"),
+    "system administration": (
+        "reboot", "swapon", "swapoff", "acct", "syslog", "quotactl", "quotactl_fd", "vhangup",
+        "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm",
+        "lookup_dcookie", "uselib", "fanotify_init", "memfd_secret",
+    ),
+    "NUMA page moves": ("move_pages", "migrate_pages"),
+}  # fmt: skip
+"""Denied to everything in the sandbox, the zygote included, by family."""
+
+RUN_DENIED: dict[str, tuple[str, ...]] = {
+    "mount": ("mount", "umount2"),
+    "namespaces": ("unshare", "setns"),
+}
+"""Denied to run children only (the zygote needs them between runs)."""
+
+NAMESPACE_FLAGS = 0x7E020080
+"""CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME: ``clone``
+with any of them is denied everywhere."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeccompPrograms:
+    """The two compiled filters (raw ``struct sock_filter`` arrays) and what they deny."""
+
+    zygote: bytes
+    run: bytes
+    denied: tuple[str, ...]
+
+
+def _compile(names: list[str], sc: Any) -> tuple[bytes, list[str]]:
+    """One filter: allow by default, ``EPERM`` for ``names`` and namespace-creating clones."""
+    syscall_filter = sc.SyscallFilter(sc.ALLOW)
+    added: list[str] = []
+    for name in names:
+        try:
+            syscall_filter.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (RuntimeError, ValueError, OSError):  # not a system call of this architecture
+            continue
+        added.append(name)
+    syscall_filter.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    for bit in range(32):
+        flag = 1 << bit
+        if NAMESPACE_FLAGS & flag:
+            rule = sc.Arg(0, sc.MASKED_EQ, flag, flag)
+            syscall_filter.add_rule(sc.ERRNO(errno.EPERM), "clone", rule)
+    with tempfile.TemporaryFile() as out:
+        syscall_filter.export_bpf(out)
+        out.seek(0)
+        return out.read(), added
+
+
+@functools.lru_cache(maxsize=1)
+def programs() -> SeccompPrograms | None:
+    """The compiled filters, or ``None`` (logged loudly) where libseccomp is unavailable."""
+    if os.uname().sysname != "Linux":
+        return None
+    try:
+        import pyseccomp
+    except (ImportError, OSError) as exc:  # the binding, or libseccomp.so.2, is missing
+        log.warning("no seccomp filter for the code sandbox (install libseccomp2): %s", exc)
+        return None
+    always = [name for family in ALWAYS_DENIED.values() for name in family]
+    run_only = [name for family in RUN_DENIED.values() for name in family]
+    zygote, _ = _compile(always, pyseccomp)
+    run, added_run = _compile(always + run_only, pyseccomp)
+    return SeccompPrograms(zygote, run, tuple(added_run))
