@@ -39,6 +39,7 @@ HOSTILE_RETURNS: list[tuple[str, str]] = [
     ("colliding-big-ints", "[k * (2 ** 61 - 1) for k in range(1, 3000)]"),
     ("many-nones", "[None] * 2_000_000"),  # past the decoding budget
     ("big-string", "'x' * 7_000_000"),
+    ("int-past-a-million-bits", "1 << (1 << 20)"),  # refused on decoding: squaring it is costly
 ]
 
 EXPECTATIONS: list[tuple[str, Any]] = [

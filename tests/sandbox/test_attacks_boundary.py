@@ -580,6 +580,8 @@ DECODE_BOMBS: list[tuple[str, bytes]] = [
     ("none-bomb", b"l" + struct.pack(">I", 3_000_000) + b"N" * 3_000_000),
     ("empty-set-bomb", b"l" + struct.pack(">I", 300_000) + b"S\x00\x00\x00\x00" * 300_000),
     ("empty-dict-bomb", b"l" + struct.pack(">I", 600_000) + b"d\x00\x00\x00\x00" * 600_000),
+    ("int-of-8-megabytes", encode(1 << (8 * 8 * 1024 * 1024))),  # a test may square it
+    ("int-past-a-million-bits", encode(-(1 << (1 << 20)))),
     ("deep", b"l\x00\x00\x00\x01" * 5000 + b"N"),
     ("deep-tuple", b"t\x00\x00\x00\x01" * 5000 + b"N"),
     ("deep-dict", b"d\x00\x00\x00\x01s\x00\x00\x00\x00" * 5000 + b"N"),

@@ -41,6 +41,7 @@ from typing import Any, ClassVar, TypeAlias, final
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_INT_BYTES",
     "DEFAULT_MAX_ITEMS",
     "MAX_SAME_HASH",
     "Data",
@@ -112,8 +113,10 @@ DEFAULT_MAX_ITEMS = 1 << 20
 """Decoding budget: one unit per value, more for containers (see ``_COST``)."""
 MAX_SAME_HASH = 8
 """At most this many keys of one dict or set (or large ints of one value) share a hash."""
+DEFAULT_MAX_INT_BYTES = 1 << 17
+"""Largest int decoded (a million bits, ~315,000 digits): arithmetic a test does on a
+returned int stays cheap (a multiplication of two such ints takes milliseconds)."""
 _MAX_HANDLE_NAMES = 8
-_MAX_NAME_BYTES = 400
 
 _U32 = struct.Struct(">I")
 _F64 = struct.Struct(">d")
@@ -239,6 +242,7 @@ def decode(
     *,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_items: int = DEFAULT_MAX_ITEMS,
+    max_int_bytes: int = DEFAULT_MAX_INT_BYTES,
     handles: bool = False,
 ) -> Data:
     """Decode bytes made by :func:`encode`; raise :class:`DecodeError` if malformed.
@@ -248,9 +252,10 @@ def decode(
         max_depth: Deepest nesting accepted.
         max_items: Budget of values, weighted by their cost to build (a set costs 8, a dict
             4, a list or tuple 2, anything else 1).
+        max_int_bytes: Largest int accepted, in encoded bytes.
         handles: Accept :class:`Handle` and :class:`ExceptionClass` values.
     """
-    decoder = _Decoder(bytes(data), max_depth, max_items, handles)
+    decoder = _Decoder(bytes(data), max_depth, max_items, handles, max_int_bytes)
     try:
         value = decoder.read(0)
     except (struct.error, UnicodeDecodeError, TypeError, OverflowError, MemoryError) as exc:
@@ -268,13 +273,16 @@ _BIG_INT_BYTES = 8
 
 
 class _Decoder:
-    def __init__(self, data: bytes, max_depth: int, max_items: int, handles: bool) -> None:
+    def __init__(
+        self, data: bytes, max_depth: int, max_items: int, handles: bool, max_int_bytes: int
+    ) -> None:
         self.data = data
         self.pos = 0
         self.max_depth = max_depth
         self.budget = max_items
         self.handles = handles
         self.big_hashes: dict[int, int] = {}
+        self.max_int_bytes = max_int_bytes
 
     def _length(self, min_item_bytes: int) -> int:
         pos = self.pos
@@ -309,6 +317,8 @@ class _Decoder:
             return False
         if tag == 105:  # i
             raw = self._blob()
+            if len(raw) > self.max_int_bytes:
+                raise DecodeError(f"an int of more than {self.max_int_bytes * 8} bits")
             number = int.from_bytes(raw, "big", signed=True)
             if len(raw) >= _BIG_INT_BYTES:
                 self._count_big(number)
