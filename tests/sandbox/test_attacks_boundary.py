@@ -354,6 +354,8 @@ def test_plain_data_that_looks_like_a_handle_decodes_as_data() -> None:
         encode(codec.Handle(b"t" * 16, "list"))
     back = decode(tagged, handles=True)
     assert type(back) is codec.Handle and back.token == b"t" * 16
+    with pytest.raises(codec.DecodeError):  # a handle is never a set item (nor a dict key)
+        decode(b"S\x00\x00\x00\x01" + tagged, handles=True)
 
 
 # -- 3. the candidate cannot speak the protocol for the trusted side ------------------------

@@ -36,7 +36,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Hashable
-from typing import Any, ClassVar, TypeAlias, final
+from typing import Any, TypeAlias, final
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -63,7 +63,7 @@ class Handle:
     """
 
     __slots__ = ("token", "type_name")
-    __hash__: ClassVar[None]  # type: ignore[assignment]  # never a set item or a dict key
+    __hash__ = None  # type: ignore[assignment]  # never a set item or a dict key
 
     def __init__(self, token: bytes, type_name: str) -> None:
         self.token = token
@@ -78,7 +78,7 @@ class ExceptionClass:
     """A candidate exception class, by its name and the builtin classes it derives from."""
 
     __slots__ = ("names",)
-    __hash__: ClassVar[None]  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
