@@ -246,7 +246,11 @@ def _output_tails(stdout: str, stderr: str) -> dict[str, Any]:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """``repr(value)`` cut to 120 characters; never raises on what a candidate returned."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError, MemoryError):  # e.g. an int past the int->str limit
+        return f"<a {type(value).__name__} that cannot be shown>"
     return text if len(text) <= 120 else text[:117] + "..."
 
 

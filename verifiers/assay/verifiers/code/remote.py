@@ -6,6 +6,13 @@ with plain-data arguments; the result comes back as plain data (the sandbox's co
 builtin types only), so an object whose ``__eq__`` always returns ``True``, a ``str`` subclass
 or a patched builtin never reaches the comparison. Exceptions come back by type name and are
 raised here as the builtin exception of that name, so ``pytest.raises(ValueError)`` works.
+
+Nothing the tests evaluate here is decided by candidate code: ``==`` on a
+:class:`RemoteObject` is identity, membership is decided here on the object's items (fetched
+as data), truth value and ordering are refused, hashing is by handle. docs/code.md lists every
+operation. A :class:`RemoteObject` is made only from a :class:`~assay.verifiers.sandbox._inside.
+codec.Handle` that came back in a reply to a request that may return one, so a plain value the
+candidate returns never turns into a proxy.
 """
 
 from __future__ import annotations
@@ -19,13 +26,12 @@ from typing import Any, Protocol
 
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import CallOutcome, CallStatus, ResourceUsage
+from assay.verifiers.sandbox._inside.codec import ExceptionClass, Handle
 from assay.verifiers.sandbox._inside.markers import (
     BUILTIN_KEY,
-    EXCEPTION_KEY,
     FUNCTION_KEY,
     HANDLE_KEY,
     ITERATOR_KEY,
-    TYPE_KEY,
 )
 
 from assay.errors import ConfigError
@@ -69,6 +75,23 @@ _BUILTIN_CALLABLES = (
     type,
 )
 _NOT_REBUILT = (AssertionError, StopIteration, SystemExit, KeyboardInterrupt, GeneratorExit)
+_MAX_NAME = 200
+_MAX_MESSAGE = 4000
+_PLAIN_DUNDERS = frozenset({"__name__", "__qualname__"})
+"""Dunder attributes a proxy still asks for: names, which are data. Every other ``__x__`` is
+a protocol a trusted library probes (``__array__``, ``__dataclass_fields__``, ``__eq__``,
+``__wrapped__``, ...) and must not be answered by candidate code."""
+
+
+def _name(value: object, default: str) -> str:
+    """A candidate-supplied class name fit to name a trusted stand-in class."""
+    if type(value) is not str or not value or len(value) > _MAX_NAME:
+        return default
+    return value if value.isidentifier() else default
+
+
+def _text(value: object, limit: int) -> str:
+    return value[:limit] if type(value) is str else ""
 
 
 class _ExceptionClasses:
@@ -83,6 +106,7 @@ class _ExceptionClasses:
         self._classes: dict[str, type[Exception]] = {}
 
     def get(self, name: str, bases: tuple[str, ...]) -> type[Exception]:
+        name = _name(name, "CandidateException")
         builtin = getattr(builtins, name, None)
         if (
             isinstance(builtin, type)
@@ -124,57 +148,71 @@ class _Channel:
         self.session = session
         self.log = log
         self.exceptions = _ExceptionClasses()
+        self.issued: set[bytes] = set()
+        """Tokens of the handles this channel received; only these go back to the sandbox."""
 
     def request(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Any:
         try:
-            outcome = self.session.call(op, _wrap(args), _wrap(kwargs or {}))
+            outcome = self.session.call(op, _wrap(args, self), _wrap(kwargs or {}, self))
         except (TypeError, ValueError, ConfigError) as exc:  # arguments that are not plain data
             raise CandidateFailure(f"cannot send these arguments to the candidate: {exc}") from None
-        return self.settle(outcome)
+        return self.settle(outcome, handles=op.startswith("\x00"))
 
-    def settle(self, outcome: CallOutcome) -> Any:
-        """The value of an outcome, or the exception it stands for (logged either way)."""
+    def settle(self, outcome: CallOutcome, handles: bool = False) -> Any:
+        """The value of an outcome, or the exception it stands for (logged either way).
+
+        Only a reply to a handle request (``handles``) is searched for handles; the session
+        decoded any other reply as plain data, where a handle is a protocol violation.
+        """
         self.log.outcomes.append(outcome)
         if outcome.status is CallStatus.OK:
-            return self.rebuild(outcome.value)
+            return self.rebuild(outcome.value) if handles else outcome.value
         if outcome.status is CallStatus.EXCEPTION:
             raise self.exceptions.rebuild(outcome)
         detail = outcome.detail or outcome.exception_message or ""
         raise CandidateFailure(f"{outcome.status.value} {detail}".strip())
 
-    def rebuild(self, value: Any, depth: int = 0) -> Any:
-        """Turn handle markers into :class:`RemoteObject` stand-ins."""
+    def rebuild(self, value: Any) -> Any:
+        """Turn the codec's handles into :class:`RemoteObject` stand-ins (depth is bounded by
+        the codec)."""
         kind = type(value)
+        if kind is Handle:
+            self.issued.add(value.token)
+            return RemoteObject(self, value.token, _text(value.type_name, _MAX_NAME) or "?")
+        if kind is ExceptionClass:
+            names = value.names
+            return self.exceptions.get(names[0], tuple(_text(n, _MAX_NAME) for n in names[1:]))
         if kind is dict:
-            if set(value) == {HANDLE_KEY, TYPE_KEY} and type(value[HANDLE_KEY]) is int:
-                return RemoteObject(self, value[HANDLE_KEY], str(value[TYPE_KEY]))
-            if set(value) == {EXCEPTION_KEY} and type(value[EXCEPTION_KEY]) is list:
-                names = [str(n) for n in value[EXCEPTION_KEY]] or ["Exception"]
-                return self.exceptions.get(names[0], tuple(names[1:]))
-            return {k: self.rebuild(v, depth + 1) for k, v in value.items()}
-        if kind in (list, tuple) and depth < 50:
-            return kind(self.rebuild(v, depth + 1) for v in value)
+            return {k: self.rebuild(v) for k, v in value.items()}
+        if kind is list:
+            return [self.rebuild(v) for v in value]
+        if kind is tuple:
+            return tuple([self.rebuild(v) for v in value])
         return value
 
 
-def _wrap(value: Any, depth: int = 0) -> Any:
+def _wrap(value: Any, channel: _Channel, depth: int = 0) -> Any:
     """Replace stand-ins in outgoing arguments by their handle markers."""
     if isinstance(value, RemoteObject):
-        return {HANDLE_KEY: object.__getattribute__(value, "_handle")}
+        token = object.__getattribute__(value, "_handle")
+        if object.__getattribute__(value, "_channel") is not channel or token not in channel.issued:
+            raise TypeError("a candidate object of another session")
+        return {HANDLE_KEY: token}
     if isinstance(value, _BUILTIN_CALLABLES):
         name = _builtin_name(value)
         if name is not None:
             return {BUILTIN_KEY: name}
     if isinstance(value, Iterator) and not isinstance(value, str | bytes):
-        return {ITERATOR_KEY: [_wrap(v, depth + 1) for v in value]}  # a test's iterator, drained
+        items = [_wrap(v, channel, depth + 1) for v in value]  # a test's iterator, drained
+        return {ITERATOR_KEY: items}
     if isinstance(value, types.FunctionType) and not value.__closure__:
         # a plain function of the trusted tests (a key= or callback) travels as its code
         return {FUNCTION_KEY: marshal.dumps(value.__code__)}
     kind = type(value)
     if kind in (list, tuple) and depth < 50:
-        return kind(_wrap(v, depth + 1) for v in value)
+        return kind(_wrap(v, channel, depth + 1) for v in value)
     if kind is dict and depth < 50:
-        return {k: _wrap(v, depth + 1) for k, v in value.items()}
+        return {k: _wrap(v, channel, depth + 1) for k, v in value.items()}
     return value
 
 
@@ -192,14 +230,18 @@ def _builtin_name(value: Any) -> str | None:
 class RemoteObject:
     """A candidate object that stays in the sandbox; attribute reads and calls are requests.
 
-    Equality is identity: ``==`` is never delegated to the candidate (an object whose
-    ``__eq__`` always returns ``True`` must not pass a test). Compare data instead: returned
-    values, attributes, ``len``, ``list``, ``str``.
+    Only what is data crosses: attributes, call results, ``len``, the items of ``iter``,
+    ``str``, ``repr``, ``obj[key]``. Everything the trusted side decides is decided here, on
+    data: ``==`` is identity (an object whose ``__eq__`` always returns ``True`` must not pass
+    a test), ``x in obj`` looks for ``x`` among the items ``iter`` returned, ``hash`` is the
+    handle's. A truth value and an ordering would be the candidate's verdict, not data, so
+    ``bool(obj)``, ``obj < x`` and friends raise ``TypeError`` (the test fails). See
+    docs/code.md for the whole table.
     """
 
     __slots__ = ("_channel", "_handle", "_type")
 
-    def __init__(self, channel: _Channel, handle: int, type_name: str) -> None:
+    def __init__(self, channel: _Channel, handle: bytes, type_name: str) -> None:
         object.__setattr__(self, "_channel", channel)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_type", type_name)
@@ -208,7 +250,22 @@ class RemoteObject:
         channel: _Channel = object.__getattribute__(self, "_channel")
         return channel.request("\x00op", (object.__getattribute__(self, "_handle"), name, *args))
 
+    def _items(self) -> list[Any]:
+        items = self._op("iter")
+        if type(items) is not list:
+            raise TypeError("iterating a candidate object did not give a list of items")
+        return items
+
+    def _refuse(self, what: str) -> TypeError:
+        kind = object.__getattribute__(self, "_type")
+        return TypeError(
+            f"{what} of a candidate object ({kind}) is not asked of candidate code: "
+            "compare its data (a value, an attribute, len(), list())"
+        )
+
     def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") and attr.endswith("__") and attr not in _PLAIN_DUNDERS:
+            raise AttributeError(attr)
         channel: _Channel = object.__getattribute__(self, "_channel")
         return channel.request("\x00get", (object.__getattribute__(self, "_handle"), attr))
 
@@ -226,16 +283,16 @@ class RemoteObject:
 
     def __len__(self) -> int:
         value = self._op("len")
-        if type(value) is not int:
-            raise TypeError("len() of a candidate object did not return an int")
+        if type(value) is not int or value < 0:
+            raise TypeError("len() of a candidate object did not return a non-negative int")
         return value
 
-    def __iter__(self) -> Any:
-        items = self._op("iter")
-        return iter(items if type(items) is list else [])
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items())
 
     def __contains__(self, item: Any) -> bool:
-        return self._op("contains", item) is True
+        # decided here on the items as data: the candidate never sees what the test looks for
+        return item in self._items()
 
     def __getitem__(self, key: Any) -> Any:
         return self._op("getitem", key)
@@ -247,7 +304,19 @@ class RemoteObject:
         self._op("delitem", key)
 
     def __bool__(self) -> bool:
-        return self._op("bool") is True
+        raise self._refuse("the truth value")
+
+    def __lt__(self, other: object) -> bool:
+        raise self._refuse("ordering")
+
+    def __le__(self, other: object) -> bool:
+        raise self._refuse("ordering")
+
+    def __gt__(self, other: object) -> bool:
+        raise self._refuse("ordering")
+
+    def __ge__(self, other: object) -> bool:
+        raise self._refuse("ordering")
 
     def __str__(self) -> str:
         text = self._op("str")
@@ -256,6 +325,11 @@ class RemoteObject:
     def __repr__(self) -> str:
         text = self._op("repr")
         return text if type(text) is str else "<candidate object>"
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            raise self._refuse("formatting")
+        return str(self)
 
     def __eq__(self, other: object) -> bool:
         return other is self
@@ -269,7 +343,8 @@ class RemoteObject:
 
 def _split_outcome(raw: dict[str, Any], batch: CallOutcome, share: int) -> CallOutcome:
     """One call's outcome out of a batch reply (resources split evenly across the batch)."""
-    status = raw.get("status")
+    # the batch reply is the candidate's data (its process wrote it): exact types only, capped
+    status = _text(raw.get("status"), 20)
     usage = ResourceUsage(
         batch.usage.wall_s / share, batch.usage.cpu_s / share, batch.usage.peak_rss_bytes
     )
@@ -279,12 +354,16 @@ def _split_outcome(raw: dict[str, Any], batch: CallOutcome, share: int) -> CallO
         bases = raw.get("ebases")
         return CallOutcome(
             CallStatus.EXCEPTION,
-            exception_type=str(raw.get("etype", "Exception")),
-            exception_message=str(raw.get("emsg", "")),
-            exception_bases=tuple(str(b) for b in bases) if type(bases) is list else (),
+            exception_type=_text(raw.get("etype"), _MAX_NAME) or "Exception",
+            exception_message=_text(raw.get("emsg"), _MAX_MESSAGE),
+            exception_bases=tuple(_text(b, _MAX_NAME) for b in bases[:8])
+            if type(bases) is list
+            else (),
             usage=usage,
         )
-    return CallOutcome(CallStatus.UNENCODABLE, detail=str(raw.get("emsg", "")), usage=usage)
+    return CallOutcome(
+        CallStatus.UNENCODABLE, detail=_text(raw.get("emsg"), _MAX_MESSAGE), usage=usage
+    )
 
 
 class RemoteFunction:

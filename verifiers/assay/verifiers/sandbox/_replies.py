@@ -94,8 +94,12 @@ def lost_call(exc: _WorkerLostError) -> CallOutcome:
     return CallOutcome(status=status, detail=exc.reason)
 
 
-def call_outcome(worker: Worker, reply: Message) -> CallOutcome:
-    """Turn a zygote reply into a call outcome; mark the worker broken if anything was off."""
+def call_outcome(worker: Worker, reply: Message, handles: bool = False) -> CallOutcome:
+    """Turn a zygote reply into a call outcome; mark the worker broken if anything was off.
+
+    ``handles``: the request may return candidate objects (:class:`codec.Handle`); for any
+    other request a handle in the value is a protocol violation, not a value.
+    """
     if "error" in reply or reply.get("unusual") is True:
         worker.broken = True
     try:
@@ -108,7 +112,7 @@ def call_outcome(worker: Worker, reply: Message) -> CallOutcome:
     if status is CallStatus.OK:
         raw = reply.get("value")
         try:
-            value = codec.decode(raw if type(raw) is bytes else b"")
+            value = codec.decode(raw if type(raw) is bytes else b"", handles=handles)
         except codec.DecodeError as exc:
             worker.broken = True
             status, detail = CallStatus.CRASHED, f"undecodable result: {exc}"

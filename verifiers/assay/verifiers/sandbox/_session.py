@@ -48,7 +48,7 @@ class CallSession:
             self._call_in_flight = False
         return self._load
 
-    def _receive(self) -> CallOutcome:
+    def _receive(self, handles: bool = False) -> CallOutcome:
         worker = self._worker
         if worker is None:
             return CallOutcome(status=CallStatus.CRASHED, detail="the session is closed")
@@ -56,7 +56,7 @@ class CallSession:
             reply = worker.receive(self._limits.timeout_s + GRACE_S)
         except _WorkerLostError as exc:
             return lost_call(exc)
-        return call_outcome(worker, reply)
+        return call_outcome(worker, reply, handles)
 
     def call(
         self, name: str, args: Sequence[Data] = (), kwargs: Mapping[str, Data] | None = None
@@ -64,7 +64,9 @@ class CallSession:
         """Call ``solution.<name>(*args, **kwargs)`` and report the outcome.
 
         Never raises because of candidate behaviour. After a timeout or crash every later call
-        returns ``crashed`` at once.
+        returns ``crashed`` at once. Names starting with NUL are the stand-ins' protocol
+        (``\x00get``, ``\x00call``, ``\x00op``): only their values may hold
+        :class:`._inside.codec.Handle` values; a plain call's value is data.
 
         Raises:
             ConfigError: ``args`` or ``kwargs`` are not plain data.
@@ -79,6 +81,7 @@ class CallSession:
             codec.encode(request, max_bytes=self._limits.max_value_bytes)
         except codec.UnencodableError as exc:
             raise ConfigError(f"call arguments must be plain data: {exc}") from None
+        handles = name.startswith("\x00") and name != "\x00batch"
         worker = self._worker
         if worker is not None and self._load is None:
             # pipelined: the call goes out before the load's reply is read
@@ -91,7 +94,7 @@ class CallSession:
             self._call_in_flight = True
             if not self.load.ok:
                 return self._failed_load()
-            return self._receive()
+            return self._receive(handles)
         if not self.load.ok:
             return self._failed_load()
         if self._worker is None:
@@ -100,7 +103,7 @@ class CallSession:
             reply = self._worker.request(request, self._limits.timeout_s + GRACE_S)
         except _WorkerLostError as exc:
             return lost_call(exc)
-        return call_outcome(self._worker, reply)
+        return call_outcome(self._worker, reply, handles)
 
     def _failed_load(self) -> CallOutcome:
         load = self.load

@@ -20,14 +20,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from . import codec, framing, privileges
-from .markers import (
-    BUILTIN_KEY,
-    EXCEPTION_KEY,
-    FUNCTION_KEY,
-    HANDLE_KEY,
-    ITERATOR_KEY,
-    TYPE_KEY,
-)
+from .markers import BUILTIN_KEY, FUNCTION_KEY, HANDLE_KEY, ITERATOR_KEY
 
 # Messages from the zygote to a child are trusted data in ``marshal`` format: the C decoder
 # touches far fewer pages (so fewer copy-on-write faults) than the pure-Python codec. Messages
@@ -205,7 +198,8 @@ def _load_module(
     return module, {"status": "ok"}
 
 
-_handles: dict[int, object] = {}
+_handles: dict[bytes, object] = {}
+_TOKEN_BYTES = 16
 
 
 def _unwrap(value: object, depth: int = 0) -> object:
@@ -215,7 +209,7 @@ def _unwrap(value: object, depth: int = 0) -> object:
     kind = type(value)
     if kind is dict:
         items: dict[object, object] = value  # type: ignore[assignment]
-        if set(items) == {HANDLE_KEY} and type(items[HANDLE_KEY]) is int:
+        if set(items) == {HANDLE_KEY} and type(items[HANDLE_KEY]) is bytes:
             return _handles[items[HANDLE_KEY]]  # type: ignore[index]
         if set(items) == {BUILTIN_KEY} and type(items[BUILTIN_KEY]) is str:
             found: object = builtins
@@ -235,7 +229,12 @@ def _unwrap(value: object, depth: int = 0) -> object:
 
 
 def _with_handles(value: object, max_bytes: int, depth: int = 0) -> object:
-    """``value`` with every part that is not plain data replaced by a handle marker."""
+    """``value`` with every part that is not plain data replaced by a :class:`codec.Handle`.
+
+    A handle's token is random (not a counter), so a handle of an earlier session never
+    names an object of a later one; the trusted side accepts handles only in replies to the
+    requests that may return them, and only in their own codec tag.
+    """
     try:
         codec.encode(value, max_bytes=max_bytes)
         return value
@@ -249,25 +248,27 @@ def _with_handles(value: object, max_bytes: int, depth: int = 0) -> object:
         if all(type(k) in (str, int) for k in items):
             return {k: _with_handles(v, max_bytes, depth + 1) for k, v in items.items()}
     if isinstance(value, type) and issubclass(value, BaseException):
-        return {
-            EXCEPTION_KEY: [type.__dict__["__name__"].__get__(value, type), *_builtin_bases(value)]
-        }
-    number = len(_handles) + 1
-    _handles[number] = value
+        name = type.__dict__["__name__"].__get__(value, type)
+        names = [name if type(name) is str else "?", *_builtin_bases(value)]
+        return codec.ExceptionClass(tuple(str(n)[:_MAX_NAME] for n in names))
+    token = os.urandom(_TOKEN_BYTES)
+    _handles[token] = value
     try:  # read the real name through type's own descriptor: a metaclass cannot fake it
         type_name = type.__dict__["__name__"].__get__(kind, type)
     except BaseException:
         type_name = "?"
-    return {HANDLE_KEY: number, TYPE_KEY: type_name[:_MAX_NAME] if type(type_name) is str else "?"}
+    return codec.Handle(token, type_name[:_MAX_NAME] if type(type_name) is str else "?")
 
 
 _OPS: dict[str, Any] = {
-    "len": len, "iter": list, "repr": repr, "str": str, "bool": bool,
-    "getitem": lambda obj, key: obj[key], "contains": lambda obj, item: item in obj,
+    "len": len, "iter": list, "repr": repr, "str": str,
+    "getitem": lambda obj, key: obj[key],
     "setitem": lambda obj, key, item: obj.__setitem__(key, item),
-    "delitem": lambda obj, key: obj.__delitem__(key), "hash": hash,
+    "delitem": lambda obj, key: obj.__delitem__(key),
     "setattr": setattr, "delattr": delattr,
 }  # fmt: skip
+"""What a proxy may ask of a candidate object. Membership, truth and hashing are not here:
+the trusted side decides them on data (docs/code.md, "What the trusted side asks")."""
 
 
 def _invoke(module: types.ModuleType, name: str, args: Any, kwargs: Any) -> object:
@@ -319,12 +320,14 @@ def _call(
             result = _batch(module, args[0], limits)
         else:
             result = _invoke(module, name, args, kwargs)
-        if name.startswith("\x00") and name != "\x00batch":
+        handles = name.startswith("\x00") and name != "\x00batch"
+        if handles:
             result = _with_handles(result, limits.max_value_bytes)
     except BaseException as exc:
         return _outcome_of(exc, limits)
     try:
-        return {"status": "ok", "value": codec.encode(result, max_bytes=limits.max_value_bytes)}
+        value = codec.encode(result, max_bytes=limits.max_value_bytes, handles=handles)
+        return {"status": "ok", "value": value}
     except codec.UnencodableError as exc:
         return {"status": "unencodable", "emsg": str(exc)[:_MAX_MESSAGE]}
     except BaseException as exc:  # RecursionError or MemoryError while encoding
