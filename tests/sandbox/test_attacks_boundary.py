@@ -322,7 +322,8 @@ def test_handles_are_random_and_bound_to_their_session(pool: SandboxPool) -> Non
 def test_a_handle_from_before_a_restart_names_nothing_after_it(pool: SandboxPool) -> None:
     # the tests' session re-opens after a crash; the new process's first handle must not be
     # reachable through a stale proxy of the old one (a counter would make them the same)
-    from assay.domains.code.modes import RestartingSession
+    from assay.domains.code.modes import Budget, RestartingSession, Run
+    from assay.domains.code.task import CodeTask
 
     source = (
         "import os\n"
@@ -331,7 +332,9 @@ def test_a_handle_from_before_a_restart_names_nothing_after_it(pool: SandboxPool
         "def tag_of(obj):\n    return obj.tag\n"
         "def crash():\n    os._exit(3)\n"
     )
-    with RestartingSession(pool, source, FAST) as session:
+    task = CodeTask("test_cases", [], timeout_s=FAST.timeout_s, memory_mb=FAST.memory_mb)
+    run = Run(pool, task, Budget(total_s=30.0))
+    with RestartingSession(run, source) as session:
         solution = RemoteModule("solution", session, CallLog())
         first = solution.make("first")
         assert solution.tag_of(first) == "first"
