@@ -13,8 +13,10 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from assay.rewards.spec import RewardSpec
 
 from assay.blame import (
     RESOURCES,
@@ -31,41 +33,52 @@ from assay.blame import (
 )
 from assay.records import RawRow
 from assay.registry import Registry
-from assay.rewards.spec import RewardSpec
 from assay.runner import ScoreOptions, Scorer
 from assay.types import Result, Status, Verdict
 
 TESTS = Path(__file__).resolve().parent
 
-# command, status, failed check (None: no check asserted), masked by the default spec, why
+
+class Row(NamedTuple):
+    """What the response does, the status, the failed check, masked by default, and why."""
+
+    command: str
+    status: str
+    check: str | None
+    masked: bool
+    why: str
+
+
 ROWS = [
-    ("wrong", "incorrect", None, False, "an honest wrong answer: the yardstick"),
-    ("spin", "timeout", None, True, "the verifier's own hang: killed, masked"),
-    ("sleep:60", "timeout", None, True, "the verifier waits past the limit: masked"),
-    ("owned:spin", "incorrect", TOO_COSTLY, False, "the response makes the check hang"),
-    ("owned:sleep:60", "incorrect", TOO_COSTLY, False, "the check waits on the response"),
-    ("owned-then-spin", "timeout", None, True, "owned work ended: the hang is the verifier's"),
-    ("budget", "incorrect", TOO_COSTLY, False, "many steps spend the one budget"),
-    ("steps:101", "incorrect", TOO_COSTLY, False, "more steps than the budget allows"),
-    ("steps:100", "correct", None, False, "a budget that is not spent pays"),
-    ("fault", "incorrect", TOO_COSTLY, False, "a ResponseFault raised from the verifier"),
-    ("oom", "error", None, True, "the verifier's own memory blow-up: masked"),
-    ("owned:oom", "incorrect", TOO_COSTLY, False, "the response fills the memory cap"),
-    ("recurse", "error", None, True, "the verifier's own recursion: masked"),
-    ("owned:recurse", "incorrect", TOO_COSTLY, False, "the response nests past the stack"),
-    ("overflow", "error", None, True, "the verifier's own overflow: a bug, masked"),
-    ("owned:overflow", "incorrect", TOO_COSTLY, False, "a value too large to compare"),
-    ("owned:bigint", "incorrect", TOO_COSTLY, False, "an int too long to print"),
-    ("crash", "error", None, True, "the worker dies outside owned work: masked"),
-    ("owned:crash", "incorrect", TOO_COSTLY, False, "the worker dies twice on the response"),
-    ("owned:raise", "error", None, True, "a bug inside owned work stays a masked error"),
-    ("malformed", "error", None, True, "an unusable reference is the task's fault"),
+    Row(*row)
+    for row in [
+        ("wrong", "incorrect", None, False, "an honest wrong answer: the yardstick"),
+        ("spin", "timeout", None, True, "the verifier's own hang: killed, masked"),
+        ("sleep:60", "timeout", None, True, "the verifier waits past the limit: masked"),
+        ("owned:spin", "incorrect", TOO_COSTLY, False, "the response makes the check hang"),
+        ("owned:sleep:60", "incorrect", TOO_COSTLY, False, "the check waits on the response"),
+        ("owned-then-spin", "timeout", None, True, "owned work ended: the hang is the verifier's"),
+        ("budget", "incorrect", TOO_COSTLY, False, "many steps spend the one budget"),
+        ("steps:101", "incorrect", TOO_COSTLY, False, "more steps than the budget allows"),
+        ("steps:100", "correct", None, False, "a budget that is not spent pays"),
+        ("fault", "incorrect", TOO_COSTLY, False, "a ResponseFault raised from the verifier"),
+        ("oom", "error", None, True, "the verifier's own memory blow-up: masked"),
+        ("owned:oom", "incorrect", TOO_COSTLY, False, "the response fills the memory cap"),
+        ("recurse", "error", None, True, "the verifier's own recursion: masked"),
+        ("owned:recurse", "incorrect", TOO_COSTLY, False, "the response nests past the stack"),
+        ("overflow", "error", None, True, "the verifier's own overflow: a bug, masked"),
+        ("owned:overflow", "incorrect", TOO_COSTLY, False, "a value too large to compare"),
+        ("owned:bigint", "incorrect", TOO_COSTLY, False, "an int too long to print"),
+        ("crash", "error", None, True, "the worker dies outside owned work: masked"),
+        ("owned:crash", "incorrect", TOO_COSTLY, False, "the worker dies twice on the response"),
+        ("owned:raise", "error", None, True, "a bug inside owned work stays a masked error"),
+        ("malformed", "error", None, True, "an unusable reference is the task's fault"),
+    ]
 ]
-EXCEPTION_ROWS = [row for row in ROWS if row[0] not in {"spin", "sleep:60", "owned:spin"}]
 IN_PROCESS = [
     row
-    for row in EXCEPTION_ROWS
-    if not any(k in row[0] for k in ("sleep", "spin", "oom", "crash", "budget"))
+    for row in ROWS
+    if not any(k in row.command for k in ("sleep", "spin", "oom", "crash", "budget"))
 ]
 
 
@@ -85,33 +98,28 @@ def _assert_row(result: Result, status: str, check: str | None, masked: bool) ->
     assert RewardSpec().reward(verdict).masked is masked
 
 
+def _ids(rows: list[Row]) -> list[str]:
+    return [row.command for row in rows]
+
+
 @pytest.fixture(scope="module")
 def pool_results(probe_scorer: Scorer) -> dict[str, Result]:
     """Every row scored once, in one batch over the session's two-worker pool."""
-    commands = [row[0] for row in ROWS]
+    commands = [row.command for row in ROWS]
     results = list(probe_scorer.score_rows(_rows(*commands)))
     return dict(zip(commands, results, strict=True))
 
 
-@pytest.mark.parametrize(("command", "status", "check", "masked", "why"), ROWS)
-def test_attribution_table_in_the_pool(
-    pool_results: dict[str, Result],
-    command: str,
-    status: str,
-    check: str | None,
-    masked: bool,
-    why: str,
-) -> None:
-    _assert_row(pool_results[command], status, check, masked)
+@pytest.mark.parametrize("row", ROWS, ids=_ids(ROWS))
+def test_attribution_table_in_the_pool(pool_results: dict[str, Result], row: Row) -> None:
+    _assert_row(pool_results[row.command], row.status, row.check, row.masked)
 
 
-@pytest.mark.parametrize(("command", "status", "check", "masked", "why"), IN_PROCESS)
-def test_attribution_table_in_process(
-    probe_registry: Registry, command: str, status: str, check: str | None, masked: bool, why: str
-) -> None:
+@pytest.mark.parametrize("row", IN_PROCESS, ids=_ids(IN_PROCESS))
+def test_attribution_table_in_process(probe_registry: Registry, row: Row) -> None:
     with Scorer(ScoreOptions(workers=0), probe_registry) as scorer:
-        (result,) = scorer.score_rows(_rows(command))
-    _assert_row(result, status, check, masked)
+        (result,) = scorer.score_rows(_rows(row.command))
+    _assert_row(result, row.status, row.check, row.masked)
 
 
 def test_a_kill_in_owned_work_names_the_work_and_the_limit(
@@ -203,7 +211,7 @@ def test_only_exhaustion_inside_owned_work_is_the_responses(
     try:
         with response_owned("work"):
             raise error
-    except BaseException as exc:  # noqa: BLE001 - the test looks at what came out
+    except BaseException as exc:
         raised = exc
     if converted:
         assert isinstance(raised, ResponseFault)
