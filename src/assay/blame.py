@@ -71,11 +71,18 @@ class ResponseFault(Exception):  # noqa: N818 - it is a verdict in flight, not a
         return response_fault(self.check, self.message, self.evidence)
 
 
-def response_fault(check: str, message: str, evidence: Mapping[str, JSON] | None = None) -> Verdict:
-    """An ``incorrect`` verdict, score 0, with one failed check ``check`` naming the cause."""
-    return Verdict.incorrect(
-        (Check(check, False, 0.0, message, dict(evidence or {})),), message=message
-    )
+def response_fault(
+    check: str,
+    message: str,
+    evidence: Mapping[str, JSON] | None = None,
+    checks: tuple[Check, ...] = (),
+) -> Verdict:
+    """An ``incorrect`` verdict, score 0, with one failed check ``check`` naming the cause.
+
+    ``checks``: the checks already done (they come first; e.g. a passed ``extraction``).
+    """
+    failed = Check(check, False, 0.0, message, dict(evidence or {}))
+    return Verdict.incorrect((*checks, failed), message=message)
 
 
 # --- the item's own clock ------------------------------------------------------------------
