@@ -297,6 +297,20 @@ def item_limit() -> float | None:
     return None if _state.clock is None else _state.clock.limit_s
 
 
+def time_left(share: float | None = None) -> float | None:
+    """Own seconds left of the current item's budget (``share`` of its limit, default
+    :data:`BUDGET_SHARE`), or None without a limit.
+
+    A tool or step that runs something with a time limit of its own (a command, a solver)
+    passes at most this, so many steps never multiply a per-step limit past the item's.
+    """
+    clock = _state.clock
+    if clock is None or clock.limit_s is None:
+        return None
+    fraction = BUDGET_SHARE if share is None else share
+    return max(0.0, fraction * clock.limit_s - clock.used())
+
+
 _INT_TEXT_LIMIT = "integer string conversion"
 """What CPython's ValueError says when an int is too long to convert to or from text."""
 
