@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from assay.verifiers.math.compare import equivalent
-from assay.verifiers.math.cost import TooCostly
+from assay.verifiers.math.errors import TooCostly
 from assay.verifiers.math.extract import Extraction, extract_answer, find_boxes
 from assay.verifiers.math.normalize import normalize_answer, string_key
 from assay.verifiers.math.outcome import CompareOptions, Equivalence

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from assay.verifiers.math.cost import screen_tree, too_costly_text
-from assay.verifiers.math.errors import AnswerParseError
+from assay.verifiers.math.errors import AnswerParseError as AnswerParseError  # noqa: PLC0414 - re-export from its old home
 from assay.verifiers.math.scan import depths, matching_close
 from assay.verifiers.math.values import Expression, Number, Scalar
 
