@@ -129,17 +129,25 @@ class ItemClock:
     Args:
         limit_s: The item's hard limit, or None (no limit: in-process scoring without one).
         run_delay: Reads the run-queue wait of the measured task (see :func:`read_run_delay`).
+        lazy: Read the run-queue baseline at the first :meth:`used` instead of now (the
+            worker's clock of every item: most items never ask). Waiting for a CPU before that
+            first reading counts as own time, so a lazy clock errs towards spending a budget
+            early, never late.
     """
+
+    _UNREAD: float = -1.0
 
     def __init__(
         self,
         limit_s: float | None,
         run_delay: Callable[[], float | None] = read_run_delay,
+        *,
+        lazy: bool = False,
     ) -> None:
         self.limit_s = limit_s
         self._run_delay = run_delay
         self.started = time.monotonic()
-        self._delay0 = run_delay()
+        self._delay0: float | None = self._UNREAD if lazy else run_delay()
 
     def wall(self, now: float | None = None) -> float:
         """Wall-clock seconds since the item started."""
@@ -148,6 +156,9 @@ class ItemClock:
     def used(self, now: float | None = None) -> float:
         """Own seconds since the item started (never more than :meth:`wall`)."""
         wall = self.wall(now)
+        if self._delay0 == self._UNREAD:
+            self._delay0 = self._run_delay()
+            return wall
         if self._delay0 is None:
             return wall
         delay = self._run_delay()
@@ -245,15 +256,17 @@ class _State:
         self.seq = -1
         self.clock: ItemClock | None = None
         self.stack: list[tuple[str, str]] = []
+        self.published = 0  # depth on the board
 
     def publish(self) -> None:
-        if self.board is None:
-            return
+        if self.board is None or (not self.stack and not self.published):
+            return  # the board already says "no declaration": nothing to write
         if self.stack:
             check, what = self.stack[-1]
             self.board.write(self.seq, len(self.stack), check, what)
         else:
             self.board.write(self.seq, 0, "", "")
+        self.published = len(self.stack)
 
 
 _state = _State()
@@ -262,13 +275,14 @@ _state = _State()
 def install_board(board: PhaseBoard | None) -> None:
     """Publish this process's declarations on ``board`` (called once by a pool worker)."""
     _state.board = board
+    _state.published = 1  # force one write: the board starts in a known state
     _state.publish()
 
 
 def begin_item(seq: int, limit_s: float | None) -> None:
     """Start the clock and the declarations of one item (:func:`assay.boundary.run_verifier`)."""
     _state.seq = seq
-    _state.clock = ItemClock(limit_s)
+    _state.clock = ItemClock(limit_s, lazy=True)
     _state.stack.clear()
     _state.publish()
 

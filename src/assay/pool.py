@@ -297,10 +297,17 @@ class WorkerPool:
             worker.inflight.extend(batch)
             self._start_item(worker, first, time.monotonic())
 
-    def _start_item(self, worker: _Worker, job: Job, now: float) -> None:
-        """The worker begins ``job``: start its own-time clock and its deadlines."""
+    def _start_item(self, worker: _Worker, job: Job, now: float, *, chunk: bool = True) -> None:
+        """The worker begins ``job``: start its own-time clock and its deadlines.
+
+        ``chunk=False``: the next item of the same chunk; the run-queue baseline of the chunk
+        is kept (one ``schedstat`` read a chunk: the CPU wait of the items before it is then
+        subtracted too, which can only give the item more time, up to the wall-clock backstop).
+        """
         worker.item_started = now
-        worker.item_delay = None if worker.stat_fd is None else read_run_delay(worker.stat_fd)
+        if chunk:
+            stat = worker.stat_fd
+            worker.item_delay = None if stat is None else read_run_delay(stat)
         worker.deadline = now + job.timeout_s
         worker.hard_deadline = now + job.timeout_s * self.config.wall_factor
 
@@ -355,7 +362,7 @@ class WorkerPool:
             previous = self._item_seconds.get(result.domain, elapsed)
             self._item_seconds[result.domain] = 0.9 * previous + 0.1 * elapsed
             if worker.inflight:
-                self._start_item(worker, worker.inflight[0], now)
+                self._start_item(worker, worker.inflight[0], now, chunk=False)
             else:
                 worker.deadline = float("inf")
 
