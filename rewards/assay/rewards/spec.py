@@ -145,9 +145,7 @@ class RewardSpec:
         rewards = {**_DEFAULT_STATUS_REWARDS}
         rewards.update({Status(k): v for k, v in self.rewards.items()})
         object.__setattr__(self, "rewards", rewards)
-        object.__setattr__(
-            self, "mask_statuses", frozenset(Status(s) for s in self.mask_statuses)
-        )
+        object.__setattr__(self, "mask_statuses", frozenset(Status(s) for s in self.mask_statuses))
         if self.weights and sum(self.weights.values()) <= 0:
             raise ConfigError(f"check weights must sum to a positive number: {self.weights}")
         if self.clip is not None:
