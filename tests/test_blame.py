@@ -23,6 +23,7 @@ from assay.blame import (
     TOO_COSTLY,
     Budget,
     ItemClock,
+    Phase,
     PhaseBoard,
     ResponseFault,
     begin_item,
@@ -288,3 +289,23 @@ def test_verdicts_do_not_depend_on_load() -> None:
     )
     statuses = ["correct", "error", "incorrect", "timeout", "incorrect", "incorrect"]
     assert done.stdout.split() == statuses, done.stderr[-2000:]
+
+
+def test_a_nested_run_verifier_keeps_the_outer_items_declaration(
+    probe_registry: Registry,
+) -> None:
+    """A verifier that runs another through run_verifier does the work for the outer item: the
+    outer declaration stays open (and on the board) after the inner call returns."""
+    from assay.boundary import run_verifier
+    from assay.types import Record
+
+    inner = probe_registry.get("probe")
+    begin = begin_item(3, 1.0)
+    try:
+        with response_owned("outer work"):
+            result = run_verifier(inner, Record("i", "probe", "owned:recurse", "x"))
+            assert current_phase() == Phase(3, TOO_COSTLY, "outer work")
+        assert current_phase() is None
+    finally:
+        end_item(begin)
+    assert result.status is Status.INCORRECT

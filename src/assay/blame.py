@@ -279,17 +279,30 @@ def install_board(board: PhaseBoard | None) -> None:
     _state.publish()
 
 
-def begin_item(seq: int, limit_s: float | None) -> None:
-    """Start the clock and the declarations of one item (:func:`assay.boundary.run_verifier`)."""
-    _state.seq = seq
-    _state.clock = ItemClock(limit_s, lazy=True)
-    _state.stack.clear()
-    _state.publish()
+ItemState = tuple[int, "ItemClock | None", list[tuple[str, str]]]
+"""What :func:`begin_item` saves and :func:`end_item` restores."""
 
 
-def end_item() -> None:
-    _state.clock = None
-    _state.stack.clear()
+def begin_item(seq: int, limit_s: float | None) -> ItemState:
+    """Start the clock and the declarations of one item (:func:`assay.boundary.run_verifier`).
+
+    Returns what was running before, for :func:`end_item`. A nested call (a verifier that
+    runs another one through ``run_verifier``) keeps the outer item's seq, clock and open
+    declarations: the inner verifier's work is done for the outer item.
+    """
+    saved: ItemState = (_state.seq, _state.clock, list(_state.stack))
+    if _state.clock is None:
+        _state.seq = seq
+        _state.clock = ItemClock(limit_s, lazy=True)
+        _state.stack.clear()
+        _state.publish()
+    return saved
+
+
+def end_item(saved: ItemState | None = None) -> None:
+    """End the item begun by :func:`begin_item`, restoring ``saved`` (what it returned)."""
+    seq, clock, stack = saved if saved is not None else (-1, None, [])
+    _state.seq, _state.clock, _state.stack[:] = seq, clock, stack
     _state.publish()
 
 

@@ -32,7 +32,7 @@ def run_verifier(
     so a verifier bug is visible and masked, never a silent reward of 0.
     """
     start = time.perf_counter()
-    blame.begin_item(seq, limit_s)
+    saved = blame.begin_item(seq, limit_s)
     try:
         verdict = verifier.verify(record)
         if not isinstance(verdict, Verdict):
@@ -50,7 +50,7 @@ def run_verifier(
     except Exception as exc:  # the boundary: every other escape becomes a masked error verdict
         verdict = Verdict.error(f"verifier {verifier.id} raised {_describe(exc)}")
     finally:
-        blame.end_item()
+        blame.end_item(saved)
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     return Result(
         id=record.id,
