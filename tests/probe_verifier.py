@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from assay.blame import TOO_COSTLY, Budget, ResponseFault, response_owned
+from assay.blame import TOO_COSTLY, Budget, ResponseFault, current_phase, response_owned
 from assay.errors import MalformedTaskError
 from assay.types import Check, Record, Verdict
 from assay.verifier import Verifier
@@ -25,7 +25,8 @@ class ProbeVerifier(Verifier):
     - ``fault``: a :class:`~assay.blame.ResponseFault` raised from inside the verifier;
     - ``budget``: endless steps under a :class:`~assay.blame.Budget` (the item's one budget);
     - ``steps:<n>``: ``n`` steps under a budget of 100 steps;
-    - ``owned-then-spin``: response-owned work that ends, then a hang of the verifier's own.
+    - ``owned-then-spin``: response-owned work that ends, then a hang of the verifier's own;
+    - ``phase``: the open declaration, in the evidence of a passed check.
     """
 
     name = "probe"
@@ -59,6 +60,10 @@ class ProbeVerifier(Verifier):
             for _ in range(int(command.split(":", 1)[1])):
                 budget.step()
             return Verdict.correct()
+        if command == "phase":
+            phase = current_phase()
+            seen = None if phase is None else [phase.seq, phase.check, phase.what]
+            return Verdict.correct((Check("phase", True, evidence={"phase": seen}),))
         if command == "owned-then-spin":
             with response_owned("probe work that ends"):
                 pass

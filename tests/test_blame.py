@@ -303,9 +303,11 @@ def test_a_nested_run_verifier_keeps_the_outer_items_declaration(
     begin = begin_item(3, 1.0)
     try:
         with response_owned("outer work"):
+            seen = run_verifier(inner, Record("i", "probe", "phase", "x"), seq=9)
             result = run_verifier(inner, Record("i", "probe", "owned:recurse", "x"))
             assert current_phase() == Phase(3, TOO_COSTLY, "outer work")
         assert current_phase() is None
     finally:
         end_item(begin)
+    assert seen.verdict.checks[0].evidence["phase"] == [3, TOO_COSTLY, "outer work"]
     assert result.status is Status.INCORRECT
