@@ -6,14 +6,28 @@ import os
 import signal
 import time
 
+from assay.blame import TOO_COSTLY, Budget, ResponseFault, current_phase, response_owned
 from assay.errors import MalformedTaskError
 from assay.types import Check, Record, Verdict
 from assay.verifier import Verifier
 
+OWNED = "owned:"
+"""Prefix of a command run as response-owned work (``owned:spin``: the response's hang)."""
+
 
 class ProbeVerifier(Verifier):
     """``response`` is a command: ``ok``, ``wrong``, ``sleep:<s>``, ``spin``, ``crash``,
-    ``oom``, ``raise``, ``malformed``, ``pid``, ``ignore-term``."""
+    ``oom``, ``raise``, ``malformed``, ``pid``, ``ignore-term``, and for blame:
+
+    - ``owned:<command>``: the command inside :class:`assay.blame.response_owned`;
+    - ``recurse``, ``overflow``, ``bigint``: a recursion, a float overflow, an int too long
+      for text (run them ``owned:`` to make them the response's);
+    - ``fault``: a :class:`~assay.blame.ResponseFault` raised from inside the verifier;
+    - ``budget``: endless steps under a :class:`~assay.blame.Budget` (the item's one budget);
+    - ``steps:<n>``: ``n`` steps under a budget of 100 steps;
+    - ``owned-then-spin``: response-owned work that ends, then a hang of the verifier's own;
+    - ``phase``: the open declaration, in the evidence of a passed check.
+    """
 
     name = "probe"
     version = "1"
@@ -23,6 +37,37 @@ class ProbeVerifier(Verifier):
 
     def verify(self, record: Record) -> Verdict:
         command = record.response
+        if command.startswith(OWNED):
+            with response_owned(f"probe command {command!r}"):
+                return self._run(command.removeprefix(OWNED))
+        return self._run(command)
+
+    def _run(self, command: str) -> Verdict:
+        if command == "recurse":
+            return _recurse(0)
+        if command == "overflow":
+            return Verdict.correct(message=str(float(10**400)))
+        if command == "bigint":
+            return Verdict.correct(message=str(10**5000))
+        if command == "fault":
+            raise ResponseFault(TOO_COSTLY, "the probe's answer is too costly", {"probe": 1})
+        if command == "budget":
+            budget = Budget("probe steps")
+            while True:
+                budget.step()
+        if command.startswith("steps:"):
+            budget = Budget("probe steps", max_steps=100)
+            for _ in range(int(command.split(":", 1)[1])):
+                budget.step()
+            return Verdict.correct()
+        if command == "phase":
+            phase = current_phase()
+            seen = None if phase is None else [phase.seq, phase.check, phase.what]
+            return Verdict.correct((Check("phase", True, evidence={"phase": seen}),))
+        if command == "owned-then-spin":
+            with response_owned("probe work that ends"):
+                pass
+            return self._run("spin")
         if command == "ok":
             return Verdict.correct((Check("probe", True, evidence={"pid": os.getpid()}),))
         if command == "wrong":
@@ -49,3 +94,7 @@ class ProbeVerifier(Verifier):
         if command == "pid":
             return Verdict.correct((Check("pid", True, evidence={"pid": os.getpid()}),))
         return Verdict.unparsable(f"unknown probe command {command!r}")
+
+
+def _recurse(depth: int) -> Verdict:
+    return _recurse(depth + 1)

@@ -152,7 +152,9 @@ def test_parquet_in_and_out(tmp_path: Path) -> None:
     assert [r["status"] for r in table] == ["correct", "incorrect", "correct"]
 
 
-def test_pathological_item_times_out_without_stalling(tmp_path: Path) -> None:
+def test_pathological_item_is_the_responses_fault_without_stalling(tmp_path: Path) -> None:
+    """A tower of powers is `incorrect` (too costly: the response's fault, never a masked
+    `timeout`), and the batch goes on."""
     tower = {
         "id": "tower",
         "domain": "math",
@@ -164,7 +166,8 @@ def test_pathological_item_times_out_without_stalling(tmp_path: Path) -> None:
     proc = run("score", str(src), "-o", str(out), "--timeout", "3")
     assert proc.returncode == 0, proc.stderr
     rows = read_jsonl(out)
-    assert [r["status"] for r in rows] == ["timeout", "correct", "incorrect", "correct"]
+    assert [r["status"] for r in rows] == ["incorrect", "correct", "incorrect", "correct"]
+    assert [c["name"] for c in rows[0]["checks"] if not c["passed"]] == ["too_costly"]
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import time
 import traceback
 from typing import TypeVar
 
+from assay import blame
 from assay.blame import ResponseFault
 from assay.errors import MalformedTaskError
 from assay.safejson import json_safe
@@ -19,10 +20,17 @@ MALFORMED_TASK = "malformed task"
 """How the message of an ``error`` verdict for a :class:`MalformedTaskError` begins."""
 
 
-def run_verifier(verifier: Verifier, record: Record) -> Result:
+def run_verifier(
+    verifier: Verifier, record: Record, *, limit_s: float | None = None, seq: int = -1
+) -> Result:
     """Score ``record`` with ``verifier``; never raises for anything the verifier does.
 
-    A :class:`~assay.blame.ResponseFault` becomes the response's ``incorrect`` verdict; a
+    ``limit_s`` (the item's hard limit, for :class:`~assay.blame.Budget`) and ``seq`` (the
+    pool's number of the item, written on the phase board) start the item's clock and
+    declarations (:func:`assay.blame.begin_item`).
+
+    A :class:`~assay.blame.ResponseFault` becomes the response's ``incorrect`` verdict (so does
+    an exhaustion error inside :class:`~assay.blame.response_owned` work); a
     :class:`~assay.errors.MalformedTaskError` becomes an ``error`` verdict that names the
     task's fault; a :class:`MemoryError` an ``error`` naming the memory limit; any other
     exception an ``error`` verdict carrying the exception type, message and the innermost frame,
@@ -33,6 +41,7 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
     object that cannot be pickled) crosses the pipe to the parent and reaches the output.
     """
     start = time.perf_counter()
+    saved = blame.begin_item(seq, limit_s)
     try:
         verdict = verifier.verify(record)
         if not isinstance(verdict, Verdict):
@@ -49,6 +58,8 @@ def run_verifier(verifier: Verifier, record: Record) -> Result:
         verdict = Verdict.error("the verifier exceeded the recursion limit")
     except Exception as exc:  # the boundary: every other escape becomes a masked error verdict
         verdict = Verdict.error(f"verifier {verifier.id} raised {_describe(exc)}")
+    finally:
+        blame.end_item(saved)
     try:
         verdict = plain_evidence(verdict)
     except Exception as exc:  # checks or steps that are not Check / StepResult values

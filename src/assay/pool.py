@@ -3,9 +3,20 @@
 The parent never relies on signals in its own process: it waits on the workers' pipes with a
 deadline (``multiprocessing.connection.wait``), so the pool works from any thread of any host
 framework (Ray actors, verl reward workers, asyncio executors). When an item overruns its limit
-the worker is killed (SIGKILL) and replaced; the item gets a ``timeout`` verdict and the items
-queued behind it go to another worker. When a worker dies (segfault, OOM kill) the item it was
-running is retried on a fresh worker, alone, up to ``retries`` times, then reported as ``error``.
+the worker is killed (SIGKILL) and replaced, and the items queued behind it go to another
+worker. When a worker dies (segfault, OOM kill) the item it was running is retried on a fresh
+worker, alone, up to ``retries`` times.
+
+Who is blamed (:mod:`assay.blame`): the parent reads the worker's phase board after the kill or
+the death. A worker that was in response-owned work (:class:`assay.blame.response_owned`) gives
+the response's ``incorrect`` verdict with the declared check; otherwise the item is ``timeout``
+(killed) or ``error`` (died).
+
+The limit is measured in the item's *own* time: wall-clock time minus the time the kernel kept
+the worker waiting for a CPU (:class:`assay.blame.ItemClock`), so a loaded machine does not reach
+the time limit before the memory cap or the verifier's own budget on work that an idle machine
+finishes. A wall-clock backstop, ``wall_factor`` times the limit, bounds the latency of an item
+on a starved machine.
 
 Items are sent in small chunks sized from the measured item time of their domain (about 20 ms
 of work a chunk; one item until the domain's first is measured), so cheap items do not pay a
@@ -32,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.blame import PhaseBoard, read_run_delay, response_fault
 from assay.errors import WorkerError
 from assay.scheduling.policy import SchedulePolicy
 from assay.scheduling.queue import JobQueue
@@ -64,10 +76,15 @@ class _Worker:
     process: subprocess.Popen[bytes]
     conn: mpc.Connection
     started_at: float
+    board: PhaseBoard
+    stat_fd: int | None = None
     ready: bool = False
     inflight: deque[Job] = field(default_factory=deque)
     deadline: float = float("inf")
     warming: str | None = None
+    item_started: float = 0.0
+    item_delay: float | None = None
+    hard_deadline: float = float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +98,8 @@ class PoolConfig:
         max_items_per_worker: A worker is replaced after this many items.
         setup_timeout_s: Limit for starting a worker or setting up a verifier in it.
         policy: Priorities, per-domain limits and the domains to warm at start.
+        wall_factor: An item's hard wall-clock limit is ``wall_factor`` times its limit (the
+            limit itself is measured in the item's own time; see the module docstring).
     """
 
     size: int = 2
@@ -89,6 +108,11 @@ class PoolConfig:
     max_items_per_worker: int = 20_000
     setup_timeout_s: float = 120.0
     policy: SchedulePolicy = field(default_factory=SchedulePolicy)
+    wall_factor: float = 3.0
+
+    def __post_init__(self) -> None:
+        if not self.wall_factor >= 1.0:
+            raise WorkerError(f"wall_factor must be >= 1, got {self.wall_factor!r}")
 
 
 class WorkerPool:
@@ -185,6 +209,7 @@ class WorkerPool:
             except subprocess.TimeoutExpired:
                 _kill(worker)
             worker.conn.close()
+            _release(worker)
         self._workers = []
 
     def __enter__(self) -> WorkerPool:
@@ -202,15 +227,20 @@ class WorkerPool:
         never re-imported: assay works from scripts without a main guard and inside frameworks.
         """
         parent_sock, child_sock = socket.socketpair()
+        board = PhaseBoard.create()
+        board_fd = board.fd
+        if board_fd is None:  # create() always leaves the descriptor open for the child
+            raise WorkerError("the phase board has no descriptor")
         process = subprocess.Popen(
             [sys.executable, "-c", "import assay.worker as w; w.main()", str(child_sock.fileno())],
-            pass_fds=(child_sock.fileno(),),
+            pass_fds=(child_sock.fileno(), board_fd),
             stdin=subprocess.DEVNULL,
             stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else subprocess.DEVNULL,
             close_fds=True,
             start_new_session=True,
         )
         child_sock.close()
+        board.close_fd()
         conn = mpc.Connection(parent_sock.detach())
         settings = {
             "specs": self._specs,
@@ -218,10 +248,17 @@ class WorkerPool:
             "max_items": self.config.max_items_per_worker,
             "sys_path": list(sys.path),
             "warm": list(self._warm),
+            "board_fd": board_fd,
         }
         conn.send(("init", settings))
+        try:
+            stat_fd: int | None = os.open(f"/proc/{process.pid}/schedstat", os.O_RDONLY)
+        except OSError:  # not Linux: the item clock is plain wall-clock time
+            stat_fd = None
         now = time.monotonic()
-        return _Worker(process, conn, now, deadline=now + self.config.setup_timeout_s)
+        return _Worker(
+            process, conn, now, board, stat_fd, deadline=now + self.config.setup_timeout_s
+        )
 
     def _waitables(self) -> list[Any]:
         return [worker.conn for worker in self._workers]
@@ -250,14 +287,39 @@ class WorkerPool:
             first = batch[0]
             if first.domain not in self._warm:
                 self._warm.append(first.domain)  # replacement workers set it up as they start
+            items = [(job.seq, job.record, job.timeout_s) for job in batch]
             try:
-                worker.conn.send(("batch", [(job.seq, job.record) for job in batch]))
+                worker.conn.send(("batch", items))
             except (OSError, ValueError):
                 self._queue.push_front(batch)
                 self._replace(worker, reason="its pipe broke")
                 continue
             worker.inflight.extend(batch)
-            worker.deadline = time.monotonic() + first.timeout_s
+            self._start_item(worker, first, time.monotonic())
+
+    def _start_item(self, worker: _Worker, job: Job, now: float, *, chunk: bool = True) -> None:
+        """The worker begins ``job``: start its own-time clock and its deadlines.
+
+        ``chunk=False``: the next item of the same chunk; the run-queue baseline of the chunk
+        is kept (one ``schedstat`` read a chunk: the CPU wait of the items before it is then
+        subtracted too, which can only give the item more time, up to the wall-clock backstop).
+        """
+        worker.item_started = now
+        if chunk:
+            stat = worker.stat_fd
+            worker.item_delay = None if stat is None else read_run_delay(stat)
+        worker.deadline = now + job.timeout_s
+        worker.hard_deadline = now + job.timeout_s * self.config.wall_factor
+
+    def _own_time(self, worker: _Worker, now: float) -> float:
+        """Seconds the running item has used: wall-clock minus waiting for a CPU."""
+        wall = now - worker.item_started
+        if worker.item_delay is None or worker.stat_fd is None:
+            return wall
+        delay = read_run_delay(worker.stat_fd)
+        if delay is None:
+            return wall
+        return max(0.0, wall - max(0.0, delay - worker.item_delay))
 
     def _on_ready(self, obj: Any) -> None:
         for worker in self._workers:
@@ -290,7 +352,7 @@ class WorkerPool:
                 worker.warming = str(message[2])
         elif kind == "ready":
             if worker.inflight:
-                worker.deadline = now + worker.inflight[0].timeout_s
+                self._start_item(worker, worker.inflight[0], now)
         elif kind == "result":
             seq, result = message[1], message[2]
             if worker.inflight and worker.inflight[0].seq == seq:
@@ -299,9 +361,10 @@ class WorkerPool:
             elapsed = max(result.elapsed_ms / 1000.0, 1e-5)
             previous = self._item_seconds.get(result.domain, elapsed)
             self._item_seconds[result.domain] = 0.9 * previous + 0.1 * elapsed
-            worker.deadline = (
-                now + worker.inflight[0].timeout_s if worker.inflight else float("inf")
-            )
+            if worker.inflight:
+                self._start_item(worker, worker.inflight[0], now, chunk=False)
+            else:
+                worker.deadline = float("inf")
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic()
@@ -321,17 +384,29 @@ class WorkerPool:
             if not worker.inflight:
                 worker.deadline = float("inf")
                 continue
-            job = worker.inflight.popleft()
-            limit = job.timeout_s
-            self._done.append(
-                (
-                    job.seq,
-                    _result(
-                        job, Verdict.timeout(f"exceeded the {limit:g} s time limit"), limit * 1000.0
-                    ),
-                )
-            )
-            self._replace(worker, reason=f"item {job.record.id!r} timed out")
+            job = worker.inflight[0]
+            own = self._own_time(worker, now)
+            if own < job.timeout_s and now < worker.hard_deadline:  # it waited for a CPU
+                worker.deadline = min(now + job.timeout_s - own, worker.hard_deadline)
+                continue
+            worker.inflight.popleft()
+            _kill(worker)  # first: the board is read once nothing can write it
+            wall = now - worker.item_started
+            verdict = self._limit_verdict(worker, job, own, wall)
+            self._done.append((job.seq, _result(job, verdict, wall * 1000.0)))
+            self._replace(worker, reason=f"item {job.record.id!r} ran past its limit")
+
+    def _limit_verdict(self, worker: _Worker, job: Job, own: float, wall: float) -> Verdict:
+        """``incorrect`` when the worker was killed in response-owned work, else ``timeout``."""
+        limit = job.timeout_s
+        evidence = {"limit_s": limit, "own_s": round(own, 3), "wall_s": round(wall, 3)}
+        phase = worker.board.read()
+        if phase is not None and phase.seq == job.seq:
+            message = f"{phase.what}: ran past the item's {limit:g} s time limit"
+            return response_fault(phase.check, message, {**evidence, "work": phase.what})
+        return Verdict.timeout(
+            f"exceeded the {limit:g} s time limit ({own:.3g} s own time, {wall:.3g} s wall-clock)"
+        )
 
     def _on_death(self, worker: _Worker) -> None:
         if worker not in self._workers:
@@ -349,6 +424,7 @@ class WorkerPool:
         if worker.inflight:
             job = worker.inflight.popleft()
             cause = _exit_cause(code)
+            phase = worker.board.read()
             if job.attempts < self.config.retries:
                 job.attempts += 1
                 job.isolate = True
@@ -356,6 +432,14 @@ class WorkerPool:
                 log.warning(
                     "worker %s (%s) on item %r; retrying", worker.process.pid, cause, job.record.id
                 )
+            elif phase is not None and phase.seq == job.seq:  # it died in response-owned work
+                message = (
+                    f"{phase.what}: the worker process {cause} "
+                    f"({job.attempts + 1} attempts; memory cap {self.config.memory_mb} MB)"
+                )
+                evidence = {"cause": cause, "attempts": job.attempts + 1, "work": phase.what}
+                fault = response_fault(phase.check, message, evidence)
+                self._done.append((job.seq, _result(job, fault, 0.0)))
             else:
                 message = (
                     f"the worker process {cause} while verifying this item "
@@ -370,6 +454,7 @@ class WorkerPool:
         self._queue.push_front(list(worker.inflight))
         worker.inflight.clear()
         _kill(worker)
+        _release(worker)
         index = self._workers.index(worker)
         self._workers[index] = self._spawn()
         log.debug("replaced worker: %s", reason)
@@ -387,6 +472,15 @@ def _kill(worker: _Worker) -> None:
     except subprocess.TimeoutExpired:
         log.error("worker %s did not die after SIGKILL", worker.process.pid)
     worker.conn.close()
+
+
+def _release(worker: _Worker) -> None:
+    """Unmap the worker's phase board and close its schedstat descriptor."""
+    worker.board.close()
+    if worker.stat_fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(worker.stat_fd)
+        worker.stat_fd = None
 
 
 def _has_fileno(stream: Any) -> bool:

@@ -32,6 +32,9 @@ class ScoreOptions:
         max_response_chars: Longer responses are ``unparsable``.
         cache_dir: Where to keep the verdict cache (``None``: no cache).
         schedule: Priorities, per-domain limits, warm domains and the circuit breaker.
+        wall_factor: An item's hard wall-clock limit, as a multiple of its limit (the limit is
+            measured in the item's own time, which leaves out waiting for a CPU; see
+            :mod:`assay.pool`).
     """
 
     workers: int = 2
@@ -43,6 +46,7 @@ class ScoreOptions:
     max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
     cache_dir: str | None = None
     schedule: SchedulePolicy = field(default_factory=SchedulePolicy)
+    wall_factor: float = 3.0
 
 
 class Scorer:

@@ -2,8 +2,11 @@
 
 Messages to the parent: ``("hello", pid)`` once started (and warm); ``("setup", seq, domain)``
 before a verifier is set up (the parent extends the deadline) and ``("ready", seq, domain)`` after;
-``("result", seq, Result)`` per item. Messages from the parent: ``("batch", [Job, ...])`` and
-``("stop",)``. The worker exits after ``max_items`` items or after running out of memory, so a
+``("result", seq, Result)`` per item. Messages from the parent: ``("batch", [(seq, Record,
+limit_s), ...])`` and ``("stop",)``. Besides the socket, the worker writes its open
+response-owned declarations on the phase board whose descriptor came with ``init``
+(:class:`assay.blame.PhaseBoard`); the parent reads it when it kills or buries the worker.
+The worker exits after ``max_items`` items or after running out of memory, so a
 leak or a fragmented heap never outlives a bounded number of items.
 """
 
@@ -15,6 +18,7 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
+from assay import blame
 from assay.boundary import run_verifier
 from assay.registry import Registry, load_spec
 from assay.types import Record, Result, Verdict
@@ -44,6 +48,9 @@ def main() -> None:
         if entry not in sys.path:
             sys.path.insert(0, entry)
     warm = settings.get("warm", [])
+    board_fd = settings.get("board_fd")
+    if board_fd is not None:
+        blame.install_board(blame.PhaseBoard.attach(int(board_fd)))
     serve(conn, settings["specs"], settings["memory_mb"], settings["max_items"], warm)
 
 
@@ -81,7 +88,7 @@ def serve(
         if message[0] == "stop":
             return
         recycle = False
-        for seq, record in message[1]:
+        for seq, record, limit_s in message[1]:
             verifier = verifiers.get(record.domain)
             if verifier is None:
                 conn.send(("setup", seq, record.domain))
@@ -93,7 +100,7 @@ def serve(
                     continue
                 verifiers[record.domain] = verifier
                 conn.send(("ready", seq, record.domain))
-            result = run_verifier(verifier, record)
+            result = run_verifier(verifier, record, limit_s=limit_s, seq=seq)
             conn.send(("result", seq, result))
             done += 1
             message_text = result.verdict.message or ""

@@ -88,8 +88,8 @@ VERDICTS = [
     ),
     # Cut off mid-sentence: the numbers in it are inputs, not an answer.
     ("We subtract 47 from 280 to get", "233", Status.UNPARSABLE),
-    # An absurdly long "answer" is refused without being parsed.
-    ("\\boxed{" + "1+" * 600 + "1}", "1201", Status.UNPARSABLE),
+    # An absurdly long "answer" is refused without being parsed: too costly, the response's fault.
+    ("\\boxed{" + "1+" * 600 + "1}", "1201", Status.INCORRECT),
 ]
 
 
@@ -182,10 +182,10 @@ def test_hedging_evidence(verifier: MathVerifier) -> None:
 
 def test_unparsable_says_why(verifier: MathVerifier) -> None:
     # An unparsable verdict carries a message (the Verdict type requires one).
-    verdict = run(verifier, "\\boxed{1e99999}", "5")
+    verdict = run(verifier, "\\boxed{__import__('os')}", "5")
     assert verdict.status is Status.UNPARSABLE
     assert verdict.message is not None
-    assert "exponent" in verdict.message
+    assert "unknown word" in verdict.message
 
 
 @pytest.mark.parametrize(
@@ -419,7 +419,7 @@ def test_a_bug_in_the_parser_is_not_unparsable(
 
 def test_class_attributes() -> None:
     # Registry keys: name, version, aliases, verl data sources, timeout, fixtures.
-    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.0.2")
+    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.1.0")
     assert MathVerifier.aliases == ("gsm8k", "competition_math")
     assert "HuggingFaceH4/MATH-500" in MathVerifier.data_sources
     assert "aime*" in MathVerifier.data_sources

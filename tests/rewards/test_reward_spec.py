@@ -75,13 +75,13 @@ REWARD_CASES = [
     ),
     # a custom masked set: unparsable masked too, timeout scored
     (
-        RewardSpec(masked=frozenset({Status.UNPARSABLE})),
+        RewardSpec(mask_statuses=frozenset({Status.UNPARSABLE})),
         Verdict.unparsable("x"),
         None,
         SampleReward(0.0, True),
     ),
     (
-        RewardSpec(masked=frozenset({Status.UNPARSABLE})),
+        RewardSpec(mask_statuses=frozenset({Status.UNPARSABLE})),
         Verdict.timeout("x"),
         None,
         SampleReward(0.0, False),

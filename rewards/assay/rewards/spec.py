@@ -38,8 +38,22 @@ _DEFAULT_STATUS_REWARDS: Mapping[Status, float | None] = {
     Status.UNPARSABLE: 0.0,
 }
 _SPEC_KEYS = frozenset(
-    {"rewards", "weights", "masked", "format_penalties", "overlong", "clip", "normalize"}
+    {
+        "rewards",
+        "weights",
+        "mask_statuses",
+        "masked",
+        "format_penalties",
+        "overlong",
+        "clip",
+        "normalize",
+    }
 )
+DEFAULT_MASK_STATUSES = frozenset({Status.ERROR, Status.TIMEOUT})
+"""What the loss leaves out by default: the verdicts a verifier cannot pin on the response.
+
+A response that hangs, fills memory or is too costly to check is ``incorrect`` (see
+:mod:`assay.blame`), so it is scored, not masked: hanging never earns more than a wrong answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +119,9 @@ class RewardSpec:
         weights: Named check weights; when set, the base reward of unmasked, parsable verdicts
             is the weighted mean of the checks' scores (``score`` if given, else 1/0 for
             passed/failed; a missing check counts 0).
-        masked: Statuses masked out of the loss (reward 0, loss mask 0).
+        mask_statuses: Statuses masked out of the loss (reward 0, loss mask 0); by default
+            ``error`` and ``timeout`` (:data:`DEFAULT_MASK_STATUSES`). The TOML/YAML key is
+            ``mask_statuses`` (``masked`` is read too).
         format_penalties: Check name to penalty subtracted when that check is present and failed.
         overlong: DAPO soft overlong penalty, or ``None``.
         clip: Bounds ``(low, high)`` the final reward is clipped to, or ``None``.
@@ -119,7 +135,7 @@ class RewardSpec:
 
     rewards: Mapping[Status | str, float | None] = field(default_factory=dict)
     weights: Mapping[str, float] = field(default_factory=dict)
-    masked: frozenset[Status] = frozenset({Status.ERROR, Status.TIMEOUT})
+    mask_statuses: frozenset[Status] = DEFAULT_MASK_STATUSES
     format_penalties: Mapping[str, float] = field(default_factory=dict)
     overlong: OverlongPenalty | None = None
     clip: tuple[float, float] | None = None
@@ -129,7 +145,7 @@ class RewardSpec:
         rewards = {**_DEFAULT_STATUS_REWARDS}
         rewards.update({Status(k): v for k, v in self.rewards.items()})
         object.__setattr__(self, "rewards", rewards)
-        object.__setattr__(self, "masked", frozenset(Status(s) for s in self.masked))
+        object.__setattr__(self, "mask_statuses", frozenset(Status(s) for s in self.mask_statuses))
         if self.weights and sum(self.weights.values()) <= 0:
             raise ConfigError(f"check weights must sum to a positive number: {self.weights}")
         if self.clip is not None:
@@ -141,6 +157,11 @@ class RewardSpec:
             raise ConfigError(
                 f"unknown normalize {self.normalize!r}; expected one of {', '.join(NORMALIZATIONS)}"
             )
+
+    @property
+    def masked(self) -> frozenset[Status]:
+        """The statuses masked out of the loss (the older name of :attr:`mask_statuses`)."""
+        return self.mask_statuses
 
     def base_reward(self, verdict: Verdict) -> float:
         """The reward before penalties and clipping (status reward or weighted check mix)."""
@@ -156,7 +177,7 @@ class RewardSpec:
             verdict: The verifier's verdict.
             length: Response length in tokens, needed for the overlong penalty.
         """
-        if verdict.status in self.masked:
+        if verdict.status in self.mask_statuses:
             return SampleReward(0.0, True)
         value = self.base_reward(verdict)
         failed = {c.name for c in verdict.checks if not c.passed}
@@ -177,13 +198,16 @@ class RewardSpec:
             raise ConfigError(
                 f"unknown reward spec keys {sorted(unknown)}; expected {sorted(_SPEC_KEYS)}"
             )
+        if "mask_statuses" in data and "masked" in data:
+            raise ConfigError("give mask_statuses or masked (its older name), not both")
+        masks = data.get("mask_statuses", data.get("masked", ("error", "timeout")))
         try:
             overlong = data.get("overlong")
             clip = data.get("clip")
             return cls(
                 rewards={str(k): _status_value(v) for k, v in data.get("rewards", {}).items()},
                 weights={str(k): float(v) for k, v in data.get("weights", {}).items()},
-                masked=frozenset(Status(s) for s in data.get("masked", ("error", "timeout"))),
+                mask_statuses=frozenset(Status(s) for s in masks),
                 format_penalties={
                     str(k): float(v) for k, v in data.get("format_penalties", {}).items()
                 },

@@ -92,11 +92,11 @@ class Scheduler:
         if refusal is not None:
             self._done.append((ticket, _result(item, refusal, entry.id)))
             return
-        if self.options.workers <= 0:
-            result = run_verifier(self.registry.get(item.domain), item)
+        timeout = self.options.timeout_s or entry.cls.timeout_for(item)
+        if self.options.workers <= 0:  # no hard limit; budgets still see the item's limit
+            result = run_verifier(self.registry.get(item.domain), item, limit_s=timeout)
             self._finish(ticket, item, result)
             return
-        timeout = self.options.timeout_s or entry.cls.timeout_for(item)
         key = self._next_key
         self._next_key += 1
         self._pending[key] = _Pending(ticket, item, entry.id)
@@ -148,6 +148,7 @@ class Scheduler:
                 memory_mb=self.options.memory_mb,
                 retries=self.options.retries,
                 policy=self.options.schedule,
+                wall_factor=self.options.wall_factor,
             )
             self._pool = WorkerPool(specs, config)
         return self._pool

@@ -7,6 +7,11 @@ results recorded in the trajectory are not trusted. Without one, a recorded resu
 JSON object with a true ``"error"`` key, or text starting with ``error``, is a ``tool_error``.
 Invalid calls are not run (a harness would have answered them with an error).
 
+The whole replay spends one budget (:class:`assay.blame.Budget`): at most :data:`MAX_CALLS`
+calls, :data:`MAX_CALL_CHARS` characters of arguments per call, and a share of the item's hard
+limit in own time, checked after every call. A trajectory that overruns it is the response's
+fault (``incorrect``, failed check ``too_costly``), however many steps it took to get there.
+
 Then per call: ``repeat`` (identical name and arguments to an earlier failing call: a loop),
 ``duplicate`` (identical to an earlier successful call that changed nothing), ``recovered`` (a
 success of a tool after failures of that tool, or after a call to an unknown tool).
@@ -24,7 +29,13 @@ from assay.verifiers.agent.environment import ToolError
 from assay.verifiers.agent.schema import check_arguments
 from assay.verifiers.agent.trajectory import ToolCall, Trajectory
 
+from assay.blame import TOO_COSTLY, Budget, ResponseFault
 from assay.types import JSON
+
+MAX_CALLS = 1000
+"""Most calls a trajectory may make; more is too costly to replay (the response's fault)."""
+MAX_CALL_CHARS = 200_000
+"""Longest JSON text of one call's arguments."""
 
 
 @dataclass(slots=True)
@@ -111,8 +122,16 @@ def replay(task: AgentTask, trajectory: Trajectory) -> Replay:
     success_keys: set[str] = set()
     open_failures: dict[str, int] = {}
     failures = recovered_failures = 0
+    budget = Budget("replaying the trajectory's calls", max_steps=MAX_CALLS)
     for call in trajectory.calls:
+        budget.step()
         outcome = CallOutcome(call, _key(call))
+        if len(outcome.key) > MAX_CALL_CHARS:
+            raise ResponseFault(
+                TOO_COSTLY,
+                f"call {call.id!r} ({call.name}) has {len(outcome.key)} characters of arguments",
+                {"characters": len(outcome.key), "limit": MAX_CALL_CHARS},
+            )
         _run(task, env, call, trajectory.results.get(call.id), outcome)
         if outcome.failed:
             outcome.repeat = outcome.key in failed_keys

@@ -10,6 +10,7 @@ from assay.domains.agent.scoring import judge
 from assay.domains.agent.task import parse_task
 from assay.verifiers.agent.trajectory import TrajectoryError, parse_trajectory
 
+from assay.blame import response_owned
 from assay.types import Check, Record, Verdict
 from assay.verifier import Verifier
 
@@ -45,21 +46,29 @@ class AgentVerifier(Verifier):
     """
 
     name: ClassVar[str] = "agent"
-    version: ClassVar[str] = "1.0.2"
+    version: ClassVar[str] = "1.1.1"
     aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
     data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
     default_timeout_s: ClassVar[float] = 10.0
     fixtures: ClassVar[Path | None] = PROJECT_ROOT / "fixtures" / "agent" / "cases.jsonl"
 
     def verify(self, record: Record) -> Verdict:
-        """Score one trajectory; raises :class:`MalformedTaskError` for an unusable reference."""
+        """Score one trajectory; raises :class:`MalformedTaskError` for an unusable reference.
+
+        Reading the task is the verifier's work; everything after it (reading, replaying and
+        judging the trajectory) is the response's (:class:`assay.blame.response_owned`): a
+        trajectory that overruns the item's budget, fills memory, or carries values too large
+        to compare is ``incorrect`` with a failed ``too_costly`` check, never a masked
+        ``timeout`` or ``error``.
+        """
         task = parse_task(record.reference)
-        try:
-            trajectory = parse_trajectory(list(record.steps))
-        except TrajectoryError as exc:
-            check = Check("trajectory", False, 0.0, str(exc), {"kind": exc.kind})
-            return Verdict.unparsable(str(exc), (check,))
-        answer = record.response if record.response.strip() else trajectory.final_text
-        if not trajectory.turns and not answer.strip():
-            return Verdict.unparsable("no assistant turn and no response")
-        return judge(task, trajectory, replay(task, trajectory), answer)
+        with response_owned("replaying the trajectory"):
+            try:
+                trajectory = parse_trajectory(list(record.steps))
+            except TrajectoryError as exc:
+                check = Check("trajectory", False, 0.0, str(exc), {"kind": exc.kind})
+                return Verdict.unparsable(str(exc), (check,))
+            answer = record.response if record.response.strip() else trajectory.final_text
+            if not trajectory.turns and not answer.strip():
+                return Verdict.unparsable("no assistant turn and no response")
+            return judge(task, trajectory, replay(task, trajectory), answer)

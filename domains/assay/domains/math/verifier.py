@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from assay.verifiers.math import CompareOptions, grade, prepare_gold, warm_up
 
+from assay.blame import response_owned
 from assay.errors import MalformedTaskError
 from assay.types import JSON, Record, Verdict
 from assay.verifier import Verifier
@@ -45,7 +46,7 @@ class MathVerifier(Verifier):
     """
 
     name: ClassVar[str] = "math"
-    version: ClassVar[str] = "1.0.2"
+    version: ClassVar[str] = "1.1.0"
     aliases: ClassVar[tuple[str, ...]] = ("gsm8k", "competition_math")
     data_sources: ClassVar[tuple[str, ...]] = (
         "lighteval/MATH",
@@ -71,7 +72,9 @@ class MathVerifier(Verifier):
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
         answer, options = read_reference(record.reference)
-        return grade(record.response, prepare_gold(answer), options)
+        gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
+        with response_owned("checking the math answer"):  # the response's work (assay.blame)
+            return grade(record.response, gold, options)
 
 
 def read_reference(reference: JSON) -> tuple[str, CompareOptions]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from assay.verifiers.math.compare import equivalent
+from assay.verifiers.math.errors import TooCostly
 from assay.verifiers.math.extract import Extraction, extract_answer, find_boxes
 from assay.verifiers.math.normalize import normalize_answer, string_key
 from assay.verifiers.math.outcome import CompareOptions, Equivalence
@@ -30,10 +31,13 @@ from assay.verifiers.math.parse import parse_answer
 from assay.verifiers.math.scalar import AnswerParseError
 from assay.verifiers.math.values import Collection, Value, kind_of
 
+from assay.blame import TOO_COSTLY, response_fault
+from assay.errors import MalformedTaskError
 from assay.types import Check, Verdict
 
 MAX_ANSWER_LENGTH = 1000
-"""Longest extracted answer that is read; longer ones are ``unparsable`` (and cheap to refuse)."""
+"""Longest extracted answer that is read; a longer one is ``incorrect`` with a failed
+``too_costly`` check (refused before any parsing: cheap)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,9 @@ def prepare_gold(reference: str) -> GoldAnswer:
 
     A reference holding ``\\boxed{...}`` (a full solution) is reduced to its last box,
     one holding ``####`` (GSM8K) to what follows it.
+
+    Raises:
+        MalformedTaskError: the reference is too costly to check (:mod:`.cost`).
     """
     text = reference
     boxes = find_boxes(text)
@@ -78,6 +85,8 @@ def prepare_gold(reference: str) -> GoldAnswer:
     normalized = normalize_answer(text)
     try:
         return GoldAnswer(reference, normalized, parse_answer(normalized))
+    except TooCostly as exc:
+        raise MalformedTaskError(f"the reference answer is too costly to check: {exc}") from exc
     except AnswerParseError as exc:
         return GoldAnswer(reference, normalized, None, str(exc))
 
@@ -96,8 +105,7 @@ def grade(response: str, gold: GoldAnswer, options: CompareOptions) -> Verdict:
         return Verdict.unparsable("no answer found in the response", (check,))
     extraction_check = _extraction_check(extraction)
     if len(extraction.text) > MAX_ANSWER_LENGTH:
-        message = f"the extracted answer is too long to be one ({len(extraction.text)} characters)"
-        return Verdict.unparsable(message, (extraction_check,))
+        return _too_long(len(extraction.text), (extraction_check,))
     candidates = tuple(dict.fromkeys(normalize_answer(c) for c in extraction.candidates))
     if len(candidates) > 1:
         return _grade_hedged(candidates, gold, options, extraction_check)
@@ -141,14 +149,17 @@ def _grade_text(
     if not answer:
         return Verdict.unparsable("the extracted answer is empty once normalized", checks)
     if len(answer) > MAX_ANSWER_LENGTH:
-        message = f"the extracted answer is too long to be one ({len(answer)} characters)"
-        return Verdict.unparsable(message, checks)
+        return _too_long(len(answer), checks)
     if string_key(answer) == string_key(gold.normalized):
         parsed = _parse_check(answer, gold.normalized, "normalized string", "normalized string")
         outcome = Equivalence(True, "string", "normalized strings are identical")
         return Verdict.correct((*checks, parsed, _equivalence_check(outcome, options)))
     try:
         value = parse_answer(answer)
+    except TooCostly as exc:
+        message = f"the answer is too costly to check: {exc}"
+        evidence = {**exc.evidence, "answer": answer[:200]}
+        return response_fault(TOO_COSTLY, message, evidence, checks)
     except AnswerParseError as exc:
         failed = Check("parse", False, message=str(exc), evidence={"answer": answer})
         return Verdict.unparsable(
@@ -164,6 +175,12 @@ def _grade_text(
     if outcome.equal:
         return Verdict.correct(all_checks)
     return Verdict.incorrect(all_checks, message=f"{value} is not {gold.value or gold.normalized}")
+
+
+def _too_long(length: int, checks: tuple[Check, ...]) -> Verdict:
+    message = f"the extracted answer is too long to check ({length} characters)"
+    evidence = {"characters": length, "limit": MAX_ANSWER_LENGTH}
+    return response_fault(TOO_COSTLY, message, evidence, checks)
 
 
 def _parse_check(answer: str, gold: str, answer_kind: str, gold_kind: str) -> Check:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 
+from assay.verifiers.math.cost import too_costly_text
 from assay.verifiers.math.scalar import AnswerParseError, is_exact, parse_scalar
 from assay.verifiers.math.scan import find_top_level, matching_close, split_top_level, wrapped_by
 from assay.verifiers.math.values import (
@@ -80,7 +81,7 @@ def parse_answer(text: str) -> Value:
 
 def _parse(text: str, depth: int) -> Value:
     if depth > MAX_DEPTH:
-        raise AnswerParseError("nested too deeply")
+        raise too_costly_text("lists, sets and tuples nested too deeply", depth, MAX_DEPTH)
     text = text.strip()
     if not text:
         raise AnswerParseError("empty answer")

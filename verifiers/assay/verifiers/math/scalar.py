@@ -16,6 +16,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from assay.verifiers.math.cost import screen_tree, too_costly_text
+from assay.verifiers.math.errors import AnswerParseError as AnswerParseError  # noqa: PLC0414 - re-export from its old home
 from assay.verifiers.math.scan import depths, matching_close
 from assay.verifiers.math.values import Expression, Number, Scalar
 
@@ -58,10 +60,6 @@ _PLAIN_NAME = re.compile(r"(?<![\\A-Za-z])(" + "|".join(_PLAIN_NAMES) + r")(?![A
 _MAX_IMPLICIT_PRODUCT = 3
 
 
-class AnswerParseError(ValueError):
-    """An answer cannot be read as math; the message says why."""
-
-
 def parse_number(text: str) -> Number | None:
     """Read a plain numeric literal exactly, or return None when ``text`` is not one.
 
@@ -73,7 +71,7 @@ def parse_number(text: str) -> Number | None:
     body = text[: percent.start()] if percent else text
     body = body.strip()
     if len(body) > MAX_DIGITS:
-        raise AnswerParseError(f"answer too long: {len(body)} characters")
+        raise too_costly_text("a literal too long to read (characters)", len(body), MAX_DIGITS)
     value = _literal_value(body)
     if value is None:
         return None
@@ -106,7 +104,7 @@ def _literal_value(body: str) -> tuple[Fraction, bool] | None:
     if power is not None:
         exponent = int(power["braced"] or power["bare"])
         if abs(exponent) > MAX_EXPONENT:
-            raise AnswerParseError(f"power of ten too large: {exponent}")
+            raise too_costly_text("a power of ten too large", exponent, MAX_EXPONENT)
         mantissa = power["mantissa"]
         return Fraction(mantissa) * Fraction(10) ** exponent, "." not in mantissa
     return None
@@ -134,7 +132,7 @@ def _repeating_decimal(match: re.Match[str]) -> Fraction:
 def _check_exponent(body: str) -> None:
     match = _EXPONENT.search(body)
     if match is not None and abs(int(match.group(1))) > MAX_EXPONENT:
-        raise AnswerParseError(f"exponent too large: {match.group(1)}")
+        raise too_costly_text("an exponent too large", int(match.group(1)), MAX_EXPONENT)
 
 
 def to_latex(text: str) -> str:
@@ -205,8 +203,9 @@ def parse_latex(latex: str) -> Any:
     """
     import sympy
 
-    if max(depths(latex), default=0) > MAX_NESTING:
-        raise AnswerParseError(f"brackets nested more than {MAX_NESTING} deep")
+    depth = max(depths(latex), default=0)
+    if depth > MAX_NESTING:
+        raise too_costly_text("brackets nested too deeply", depth, MAX_NESTING)
     try:
         # A fresh converter per text, as latex2sympy() makes one (it holds per-parse state).
         expr = _converter_class()(None, is_real=True, convert_degrees=True).parse(latex)
@@ -223,6 +222,7 @@ def parse_latex(latex: str) -> Any:
     imaginary = [s for s in expr.free_symbols if s.name == "i"]
     if imaginary:
         expr = expr.xreplace({s: sympy.I for s in imaginary})
+    screen_tree(expr)  # before doit(): refuse a number too large to compute (cost.TooCostly)
     return evaluated(expr)
 
 
