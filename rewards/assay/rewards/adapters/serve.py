@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.rewards.adapters._batch import SharedScorer, reward_of
 
-from assay.errors import ConfigError
+from assay.errors import AssayError
 from assay.registry import Registry
 from assay.runner import ScoreOptions
 from assay.types import Result
@@ -241,14 +241,14 @@ class RewardServer:
         >>> server.shutdown()  # doctest: +SKIP
 
     Raises:
-        ConfigError: uvicorn or starlette is not installed (the ``serve`` extra).
+        AssayError: uvicorn or starlette is not installed (the ``serve`` extra).
     """
 
     def __init__(self, config: ServeConfig, registry: Registry | None = None) -> None:
         try:
             from assay.rewards.adapters._asgi import Stack
         except ImportError as exc:
-            raise ConfigError(f"{MISSING_EXTRA} ({exc})") from None
+            raise AssayError(f"{MISSING_EXTRA} ({exc})") from None
         self.config = config
         self._core = ServeCore(config, registry)
         try:
