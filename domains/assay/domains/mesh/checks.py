@@ -23,6 +23,7 @@ from assay.verifiers.mesh.similarity import (
 from assay.verifiers.mesh.validity import ValidityReport
 from numpy.typing import NDArray
 
+from assay.blame import TOO_COSTLY
 from assay.types import Check
 
 __all__ = [
@@ -43,9 +44,9 @@ def _decay(excess: float, span: float) -> float:
 def validity_checks(report: ValidityReport) -> list[Check]:
     """The validity gate: finite, non-degenerate, watertight, winding, volume, intersections."""
     if not report.finite:
-        return [
-            Check("finite", False, 0.0, "non-finite (NaN, inf or beyond 1e15) vertex coordinates")
-        ]
+        return [Check("finite", False, 0.0, "non-finite (NaN or inf) vertex coordinates")]
+    if report.degenerate_faces is None:  # not measured at all
+        return [_too_costly(report)]
     checks = [
         Check(
             "finite",
@@ -81,27 +82,43 @@ def validity_checks(report: ValidityReport) -> list[Check]:
             None,
             "consistent" if report.winding_consistent else "faces are wound inconsistently",
         ),
-        Check(
-            "positive_volume",
-            bool(report.positive_volume),
-            None,
-            "every body encloses positive volume"
-            if report.positive_volume
-            else "a body is open or inside out (normals point inward)",
-            {"body_volumes": list(report.body_volumes)},
-        ),
-        Check(
-            "self_intersection",
-            report.self_intersections == 0,
-            None,
-            f"{report.self_intersections} crossing triangle pairs",
-            {
-                "pairs": report.self_intersections,
-                "examples": [list(p) for p in report.intersecting_pairs],
-            },
-        ),
     ]
+    if report.body_volumes or not report.watertight:  # unmeasured when the bodies cost too much
+        checks.append(
+            Check(
+                "positive_volume",
+                bool(report.positive_volume),
+                None,
+                "every body encloses positive volume"
+                if report.positive_volume
+                else "a body is open or inside out (normals point inward)",
+                {"body_volumes": list(report.body_volumes)},
+            )
+        )
+    if report.intersections_decided:
+        checks.append(
+            Check(
+                "self_intersection",
+                report.self_intersections == 0,
+                None,
+                f"{report.self_intersections} crossing triangle pairs",
+                {
+                    "pairs": report.self_intersections,
+                    "examples": [list(p) for p in report.intersecting_pairs],
+                    **report.cost,
+                },
+            )
+        )
+    if report.too_costly is not None:
+        checks.append(_too_costly(report))
     return checks
+
+
+def _too_costly(report: ValidityReport) -> Check:
+    """The response's mesh costs more to check than its budget: its fault (assay.blame)."""
+    message = f"too costly to check: {report.too_costly}"
+    evidence = {"vertices": report.vertices, "faces": report.faces, **report.cost}
+    return Check(TOO_COSTLY, False, 0.0, message, evidence)
 
 
 def manifold_check(mesh: trimesh.Trimesh) -> object:

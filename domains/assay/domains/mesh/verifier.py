@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
+from assay.blame import TOO_COSTLY, response_fault
 from assay.errors import VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
@@ -161,11 +162,22 @@ class MeshVerifier(Verifier):
         except MeshLoadError as exc:
             return Verdict.unparsable(str(exc), (Check("load", False, 0.0, str(exc), evidence),))
         evidence.update(format=file_type, vertices=len(raw.vertices), faces=len(raw.faces))
+        loaded_check = Check(
+            "load", True, None, f"{file_type} with {len(raw.faces)} faces", evidence
+        )
         if len(raw.faces) > task.max_faces:
-            return _load_failed(
-                f"{len(raw.faces)} faces, over the task's limit of {task.max_faces}", evidence
+            message = (
+                f"too costly to check: {len(raw.faces)} faces, over the limit of {task.max_faces}"
             )
-        return raw, Check("load", True, None, f"{file_type} with {len(raw.faces)} faces", evidence)
+            cost = Check(
+                TOO_COSTLY,
+                False,
+                0.0,
+                message,
+                {"faces": len(raw.faces), "max_faces": task.max_faces},
+            )
+            return Verdict.incorrect((loaded_check, cost), message=message)
+        return raw, loaded_check
 
     def _run_program(
         self, code: str, task: MeshTask, evidence: dict[str, Any]
@@ -224,7 +236,11 @@ def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> byte
         return _load_failed("the response names the task's own target file", evidence)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
-        return _load_failed(f"{size} bytes, over the {MAX_FILE_BYTES} byte limit", evidence)
+        return response_fault(
+            TOO_COSTLY,
+            f"too costly to check: {size} bytes, over the {MAX_FILE_BYTES} byte limit",
+            {**evidence, "bytes": size, "max_bytes": MAX_FILE_BYTES},
+        )
     return path.read_bytes()
 
 
@@ -233,6 +249,9 @@ def _load_failed(message: str, evidence: dict[str, Any]) -> Verdict:
 
 
 def _invalid(gate: list[Check]) -> Verdict:
+    costly = [c for c in gate if c.name == TOO_COSTLY and not c.passed]
+    if costly:
+        return Verdict.incorrect(tuple(gate), message=costly[0].message)
     failed = ", ".join(c.name for c in gate if not c.passed)
     return Verdict.incorrect(tuple(gate), message=f"not a valid solid: {failed}")
 
