@@ -201,7 +201,10 @@ class MeshVerifier(Verifier):
         from assay.domains.mesh import checks as build
         from assay.verifiers.mesh.validity import validity
 
-        report, mesh, bodies = validity(raw)
+        measured = build.guarded((build.GEOMETRY,), lambda: validity(raw))
+        if isinstance(measured, list):  # a library raised: the mesh's fault
+            return _invalid([load, *measured])
+        report, mesh, bodies = measured
         gate = [load, *build.validity_checks(report)]
         if mesh is None or not all(c.passed for c in gate):
             return _invalid(gate)
@@ -211,15 +214,23 @@ class MeshVerifier(Verifier):
         gate.append(Check("manifold", True, None, "manifold3d accepts the solid"))
         outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
         if len(outward) > 1 and not task.allow_interpenetration:
-            gate.append(build.interpenetration_check(outward))
+            gate += build.guarded(
+                ("interpenetration",), lambda: [build.interpenetration_check(outward)]
+            )
             if not gate[-1].passed:
                 return _invalid(gate)
         volume = float(sum(body.volume for body in bodies))
         graded = build.constraint_checks(task, mesh, outward, volume)
         if target is not None:
-            graded += build.similarity_checks(task, mesh, solid, target)
+            graded += build.guarded(
+                ("chamfer", "fscore", "iou"),
+                lambda: build.similarity_checks(task, mesh, solid, target),
+            )
             if task.render:
-                graded.append(build.render_check(task, mesh, target, self.renderer))
+                renderer = self.renderer  # no GL context: an error of the worker, not the mesh
+                graded += build.guarded(
+                    ("render",), lambda: [build.render_check(task, mesh, target, renderer)]
+                )
         return combine(task, gate, graded)
 
 

@@ -56,15 +56,18 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-PIECES_PER_FACE = 4
+PIECES_PER_FACE = 8
 """Pieces allowed per face (plus :data:`_PIECES_BASE`) when long triangles are cut."""
 _PIECES_BASE = 20_000
-PAIRS_PER_FACE = 64
+PAIRS_PER_FACE = 128
 """Node pairs the traversal may keep per face before it stops."""
 PAIR_BUDGET_BASE = 1_000_000
 """Node pairs always allowed (small meshes)."""
 CHUNK = 1 << 18
 """Most node pairs handled at once (a few tens of MB of temporaries)."""
+_LEAD = 1024
+"""Node pairs taken on first at each level: the search reaches leaves (and crossings) after a
+few thousand visits however dense the top of the tree is."""
 _SMALLEST_PIECE = 1.0 / (1 << 20)
 """The piece size never starts below this (unit box)."""
 _PAD = 1e-9
@@ -99,7 +102,11 @@ class Intersections:
 
 
 def self_intersections(
-    vertices: FloatArray, faces: IntArray, eps: float, budget: int | None = None
+    vertices: FloatArray,
+    faces: IntArray,
+    eps: float,
+    budget: int | None = None,
+    enough: int | None = None,
 ) -> Intersections:
     """Pairs of non-adjacent triangles that cross each other by more than ``eps``.
 
@@ -108,6 +115,8 @@ def self_intersections(
         faces: ``(n, 3)`` vertex indices.
         eps: Crossing tolerance in the mesh's units.
         budget: Node pairs to keep at most (default :func:`pair_budget`).
+        enough: Stop once this many crossing pairs are found (the answer is known; the count
+            is then a lower bound). ``None``: find them all (within the budget).
     """
     limit = pair_budget(len(faces)) if budget is None else budget
     found: list[IntArray] = []
@@ -122,6 +131,9 @@ def self_intersections(
             continue
         crossing = _crossing(vertices[faces[chunk[:, 0]]], vertices[faces[chunk[:, 1]]], eps)
         found.append(chunk[crossing])
+        if enough is not None and sum(len(f) for f in found) >= enough:
+            complete = False
+            break
     pairs = _unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64))
     return Intersections(pairs, complete, counted, limit)
 
@@ -192,8 +204,9 @@ def _candidate_chunks(
                 yield _neighbours_dropped(np.concatenate(found), faces), visits
             yield None, visits
             return
-        for begin in range(0, len(first), CHUNK):
+        for begin in range(_LEAD, len(first), CHUNK):
             stack.append((level - 1, first[begin : begin + CHUNK], second[begin : begin + CHUNK]))
+        stack.append((level - 1, first[:_LEAD], second[:_LEAD]))  # popped next: depth first
     if found:
         yield _neighbours_dropped(np.concatenate(found), faces), visits
 
@@ -339,7 +352,11 @@ def _pieces(vertices: FloatArray, faces: IntArray, eps: float) -> _Pieces:
     unit = (triangles - low) / (diagonal if diagonal > 0 else 1.0)
     longest = _edge_lengths(unit).max(axis=1)
     cap = PIECES_PER_FACE * len(faces) + _PIECES_BASE
-    top = max(float(np.percentile(longest, 90)), _SMALLEST_PIECE)
+    area = float(
+        np.linalg.norm(np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0]), axis=1).sum()
+    )
+    fat = 2.0 * np.sqrt(area / len(faces))  # the side of a triangle of the mean area, twice
+    top = max(min(float(np.percentile(longest, 90)), fat), _SMALLEST_PIECE)
     while True:
         cut = _slice(unit, np.arange(len(faces)), top, cap)
         if cut is not None:

@@ -23,6 +23,8 @@ volumes computed from them overflow or lose every digit of precision."""
 MAX_BODIES = 1000
 """Connected bodies measured at most; a mesh with more is too costly to check (each body is
 split, measured and tested for cavities and overlaps)."""
+SELF_INTERSECTIONS_ENOUGH = 1000
+"""The search for crossing pairs stops once it has found this many (a lower bound then)."""
 MAX_CONTAINMENT_TESTS = 4000
 """Ray containment tests spent looking for cavities (inside-out bodies inside another)."""
 MERGE_DIGITS_BELOW_SCALE = 8
@@ -69,7 +71,7 @@ class ValidityReport:
     cavities: int = 0
     intersections_decided: bool = True
     too_costly: str | None = None
-    cost: dict[str, int] = field(default_factory=dict)
+    cost: dict[str, int] = field(default_factory=dict)  # search visits, budget, bodies
 
     @property
     def positive_volume(self) -> bool | None:
@@ -148,7 +150,9 @@ def validity(
                 )
             else:
                 cavities = found
-    search = self_intersections(np.asarray(solid.vertices), faces, eps=1e-9 * scale)
+    search = self_intersections(
+        np.asarray(solid.vertices), faces, eps=1e-9 * scale, enough=SELF_INTERSECTIONS_ENOUGH
+    )
     if not search.decided and too_costly is None:
         too_costly = (
             f"the self-intersection search passed its budget of {search.budget} node pairs "
@@ -171,7 +175,12 @@ def validity(
         cavities=cavities,
         intersections_decided=search.decided,
         too_costly=too_costly,
-        cost={"search_visits": search.candidates, "search_budget": search.budget, "bodies": count},
+        cost={
+            "search_visits": search.candidates,
+            "search_budget": search.budget,
+            "search_complete": int(search.complete),
+            "bodies": count,
+        },
     )
     return report, solid, bodies
 
