@@ -205,3 +205,18 @@ def lzw_codes(count: int) -> bytes:
     if bits:
         out.append((buffer << (8 - bits)) & 0xFF)
     return bytes(out)
+
+
+def test_pages_past_the_time_budget_are_refused() -> None:
+    """The budget is checked between pages: with none left after the first page, the next
+    page is refused (``too_costly``) and stays refused; the page already read stays readable."""
+    from assay.verifiers.finance import Limits
+
+    harbor = Path(__file__).resolve().parents[2] / "fixtures/finance/statements/harbor-2024.pdf"
+    document = DocumentCache(limits=Limits(max_seconds=0.0)).open(harbor)
+    assert document.page(1) is not None
+    for _ in range(2):
+        with pytest.raises(DocumentError) as caught:
+            document.page(2)
+        assert caught.value.problem is Problem.TOO_COSTLY
+    assert document.page(1) is not None
