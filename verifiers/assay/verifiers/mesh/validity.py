@@ -125,7 +125,9 @@ def validity(
         (faces[:, 0] == faces[:, 1]) | (faces[:, 1] == faces[:, 2]) | (faces[:, 0] == faces[:, 2])
     )
     tiny = solid.area_faces <= (1e-12 * scale * scale)
-    edge_use = np.unique(solid.edges_sorted, axis=0, return_counts=True)[1]
+    edges = np.asarray(solid.edges_sorted, dtype=np.int64)
+    keys = edges[:, 0] * max(len(solid.vertices), 1) + edges[:, 1]  # one int per edge: fast
+    edge_use = np.unique(keys, return_counts=True)[1]
     boundary = int((edge_use == 1).sum())
     nonmanifold = int((edge_use > 2).sum())
     watertight = boundary == 0 and nonmanifold == 0
