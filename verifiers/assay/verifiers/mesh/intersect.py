@@ -21,11 +21,12 @@ Broad phase (:func:`candidate_pairs`), in the unit box of the mesh (diagonal 1):
    leaves, in chunks of :data:`CHUNK` pairs (memory is bounded by the chunk, not the mesh).
 
 The work is bounded by a *visit budget* (:func:`pair_budget`: :data:`PAIR_BUDGET_BASE` plus
-:data:`PAIRS_PER_FACE` per face, node pairs kept): past it the search stops. If crossing
-pairs were found by then, the answer is known (the mesh self-intersects; the count is a lower
-bound); if none were, :attr:`Intersections.decided` is false and the caller decides (the mesh
-verifier blames the response: ``too_costly``). Ordinary meshes, manifold3d booleans with their
-slivers, fans and drilled holes included, take 5 to 25 visits per face (bench/mesh_bench.py).
+:data:`PAIRS_PER_FACE` per face, at most :data:`PAIR_BUDGET_MAX` node pairs kept): past it
+the search stops. If crossing pairs were found by then, the answer is known (the mesh
+self-intersects; the count is a lower bound); if none were, :attr:`Intersections.decided` is
+false and the caller decides (the mesh verifier blames the response: ``too_costly``).
+Ordinary meshes, manifold3d booleans with their slivers, fans and drilled holes included,
+take 5 to 250 visits per face (bench/mesh_bench.py, tests/mesh/test_attacks_cost.py).
 
 Narrow phase: Möller's triangle-triangle test, vectorised with numpy. A pair counts when the
 triangles *cross* along a segment longer than ``eps``, so triangles that only touch (faces
@@ -46,6 +47,7 @@ __all__ = [
     "CHUNK",
     "PAIRS_PER_FACE",
     "PAIR_BUDGET_BASE",
+    "PAIR_BUDGET_MAX",
     "PIECES_PER_FACE",
     "Intersections",
     "candidate_pairs",
@@ -74,9 +76,14 @@ _PAD = 1e-9
 """Bounding boxes grow by this (unit-box) margin: cutting rounds the pieces' corners."""
 
 
+PAIR_BUDGET_MAX = 32_000_000
+"""Node pairs never allowed past (a 500k-face mesh would otherwise get 65M: a minute under
+load, past the item's limit, and a timeout is masked)."""
+
+
 def pair_budget(faces: int) -> int:
     """The node pairs the search over a mesh of ``faces`` faces may keep."""
-    return PAIR_BUDGET_BASE + PAIRS_PER_FACE * faces
+    return min(PAIR_BUDGET_BASE + PAIRS_PER_FACE * faces, PAIR_BUDGET_MAX)
 
 
 @dataclass(frozen=True, slots=True)
