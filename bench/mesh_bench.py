@@ -10,7 +10,16 @@ Same run, same meshes:
 - Renders: depth renders (128x128) of the 20k-face candidate from the four canonical views with
   one reused context, against a fresh ``OffscreenRenderer`` per render.
 
-Run: ``python bench/mesh_bench.py [--renders 40] [--verdicts 5]``. Prints times and ratios.
+- Adversarial cost: the self-intersection search on shapes that break naive broad phases
+  (a manifold3d drilled sphere with long slivers, fans, a plate with 81 holes, 2000 boxes
+  piled on one point, 900 parallel slivers whose boxes all overlap, 200k even faces): time,
+  node pairs visited and peak traced memory, against the KD-tree broad phase of mesh@1.0.6
+  (kept below as ``kdtree_candidate_pairs``) run in a child process capped at 4 GB and 120 s,
+  same run. Then a whole 200k-face check (validity, manifold, IoU, four renders) with its
+  time and peak memory (the budget in docs/mesh.md: under 3 s and 1 GB on one core).
+
+Run: ``python bench/mesh_bench.py [--renders 40] [--verdicts 5] [--only cost]``. Prints times
+and ratios.
 """
 
 from __future__ import annotations
@@ -119,12 +128,14 @@ def self_intersection_ratio() -> None:
     _, candidate = pair()
     vertices, faces = np.asarray(candidate.vertices), np.asarray(candidate.faces, dtype=np.int64)
     ours = timed(lambda: self_intersections(vertices, faces, 1e-9), 3)
+    kdtree = timed(lambda: kdtree_candidate_pairs(vertices, faces), 3)
     o3 = o3d.geometry.TriangleMesh(
         o3d.utility.Vector3dVector(vertices), o3d.utility.Vector3iVector(faces)
     )
     theirs = timed(o3.is_self_intersecting, 1)
-    print(f"self-intersection, 20k faces: KD-tree + Möller {ours * 1000:.1f} ms, open3d all-pairs "
-          f"{theirs * 1000:.1f} ms: {theirs / ours:.1f}x")  # fmt: skip
+    print(f"self-intersection, 20k faces: BVH search + Möller {ours * 1000:.1f} ms, open3d "
+          f"all-pairs {theirs * 1000:.1f} ms: {theirs / ours:.1f}x; the old KD-tree broad phase "
+          f"alone {kdtree * 1000:.1f} ms")  # fmt: skip
 
 
 def render_ratio(renders: int) -> None:
@@ -155,14 +166,192 @@ def render_ratio(renders: int) -> None:
     print(f"  warm vs fresh             {fresh_s / warm_s:8.1f}x")
 
 
+def kdtree_candidate_pairs(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """The broad phase of mesh@1.0.6, unchanged (the baseline): a KD-tree over centroids
+    queried within twice the 99th-percentile radius, big triangles against every box."""
+    from scipy.spatial import cKDTree
+
+    triangles = vertices[faces]
+    lo, hi = triangles.min(axis=1), triangles.max(axis=1)
+    centroids = triangles.mean(axis=1)
+    radius = np.linalg.norm(triangles - centroids[:, None, :], axis=2).max(axis=1)
+    limit = max(
+        float(np.percentile(radius, 99)), min(float(radius.max()), 4 * float(np.median(radius)))
+    )
+    is_big = radius > limit
+    small = np.flatnonzero(~is_big)
+    found = [small[cKDTree(centroids[small]).query_pairs(2 * limit + 1e-12, output_type="ndarray")]]
+    big = np.flatnonzero(is_big)
+    for start in range(0, len(big), 64):
+        chunk = big[start : start + 64]
+        meets = np.all((lo[None] <= hi[chunk, None]) & (hi[None] >= lo[chunk, None]), axis=2)
+        rows, others = np.nonzero(meets)
+        once = ~is_big[others] | (others > chunk[rows])
+        found.append(np.stack([chunk[rows][once], others[once]], axis=1))
+    pairs = np.sort(np.concatenate([p.reshape(-1, 2) for p in found]).astype(np.int64), axis=1)
+    close = np.linalg.norm(centroids[pairs[:, 0]] - centroids[pairs[:, 1]], axis=1) <= (
+        radius[pairs[:, 0]] + radius[pairs[:, 1]]
+    )
+    pairs = pairs[close]
+    boxes = np.all((lo[pairs[:, 0]] <= hi[pairs[:, 1]]) & (hi[pairs[:, 0]] >= lo[pairs[:, 1]]), 1)
+    return pairs[boxes]
+
+
+def _from_manifold(solid: Any) -> trimesh.Trimesh:
+    out = solid.to_mesh()
+    return trimesh.Trimesh(out.vert_properties[:, :3], out.tri_verts, process=False)
+
+
+def adversarial_shapes() -> dict[str, Callable[[], trimesh.Trimesh]]:
+    import manifold3d as m
+
+    def drilled() -> trimesh.Trimesh:
+        hole = m.Manifold.cylinder(40, 3, 3, 24).translate((0, 0, -20))
+        return _from_manifold(m.Manifold.sphere(10, 200) - hole)
+
+    def plate() -> trimesh.Trimesh:
+        holes = [m.Manifold.cylinder(10, 1, 1, 64).translate((5 + 10 * i, 5 + 10 * j, -1))
+                 for i in range(9) for j in range(9)]  # fmt: skip
+        union = m.Manifold.batch_boolean(holes, m.OpType.Add)
+        return _from_manifold(m.Manifold.cube((100, 100, 2)) - union)
+
+    def pile() -> trimesh.Trimesh:
+        rng = np.random.default_rng(7)
+        boxes = []
+        for _ in range(2000):
+            box = trimesh.creation.box((1, 1, 1))
+            box.apply_transform(trimesh.transformations.random_rotation_matrix(rng.random(3)))
+            boxes.append(box)
+        return trimesh.util.concatenate(boxes)
+
+    def slabs() -> trimesh.Trimesh:
+        parts = []
+        for i in range(900):
+            z = 1e-3 * i
+            v = np.array([[0, 0, z], [100, 0, z + 50], [0, 100, z + 50], [0, 0, z + 5e-4]])
+            slab = trimesh.Trimesh(v, [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]], process=False)
+            parts.append(slab)
+        return trimesh.util.concatenate(parts)
+
+    return {
+        "drilled sphere (manifold3d, slivers)": drilled,
+        "plate with 81 holes (manifold3d)": plate,
+        "cylinder, 8192 sections (fans)": lambda: trimesh.creation.cylinder(5, 10, sections=8192),
+        "2000 rotated boxes on one point": pile,
+        "900 parallel slivers, boxes overlap": slabs,
+        "torus, 200k even faces": lambda: trimesh.creation.torus(
+            20, 6, major_sections=450, minor_sections=222
+        ),
+    }
+
+
+def _old_broad_phase(name: str, queue: Any) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    from assay.verifiers.mesh.validity import merged
+
+    mesh = merged(adversarial_shapes()[name]())
+    vertices, faces = np.asarray(mesh.vertices), np.asarray(mesh.faces, dtype=np.int64)
+    start = time.perf_counter()
+    try:
+        pairs = kdtree_candidate_pairs(vertices, faces)
+        queue.put((time.perf_counter() - start, f"{len(pairs)} pairs"))
+    except MemoryError:
+        queue.put((time.perf_counter() - start, "MemoryError at 4 GB"))
+
+
+def _peak(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    import tracemalloc
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return result, seconds, peak
+
+
+def adversarial_cost() -> None:
+    import multiprocessing
+
+    from assay.verifiers.mesh.intersect import self_intersections
+    from assay.verifiers.mesh.validity import merged
+
+    print("self-intersection search on adversarial shapes (new: sliced pieces, Morton BVH, "
+          "budget; old: KD-tree of mesh@1.0.6, 4 GB / 120 s):")  # fmt: skip
+    context = multiprocessing.get_context("fork")
+    for name, build in adversarial_shapes().items():
+        mesh = merged(build())
+        vertices, faces = np.asarray(mesh.vertices), np.asarray(mesh.faces, dtype=np.int64)
+        scale = float(np.linalg.norm(mesh.extents))
+        search, seconds, peak = _peak(
+            lambda v=vertices, f=faces, e=scale: self_intersections(v, f, 1e-9 * e, enough=1000)
+        )
+        queue = context.Queue()
+        child = context.Process(target=_old_broad_phase, args=(name, queue))
+        child.start()
+        child.join(120)
+        if child.is_alive():
+            child.kill()
+            child.join()
+            old = "did not finish in 120 s"
+        elif queue.empty():
+            old = f"died (exit {child.exitcode})"
+        else:
+            old_s, what = queue.get()
+            ratio = f", {old_s / seconds:.1f}x" if seconds > 0 else ""
+            old = f"{old_s * 1000:.0f} ms ({what}){ratio}"
+        verdict = ("crossing" if len(search.pairs) else "no crossing") if search.decided else (
+            "undecided: too_costly")  # fmt: skip
+        print(f"  {name:<40} {len(faces):>7} faces  new {seconds * 1000:7.0f} ms, peak "
+              f"{peak:6.0f} MB, {search.candidates / len(faces):6.1f} visits/face, {verdict}; "
+              f"old {old}")  # fmt: skip
+
+
+def full_check_200k() -> None:
+    from assay.verifiers.mesh.render import VIEWS, Renderer
+    from assay.verifiers.mesh.similarity import to_manifold, volumetric_iou
+    from assay.verifiers.mesh.validity import validity
+
+    target = trimesh.creation.torus(20, 6, major_sections=450, minor_sections=222)
+    candidate = target.copy()
+    candidate.apply_scale(1.01)
+    solid_target = to_manifold(target)
+    renderer = Renderer(128)
+    renderer.depths(target, target.bounds.mean(axis=0), 60.0, list(VIEWS))  # warm
+
+    def check() -> Any:
+        report, mesh, _ = validity(candidate)
+        assert mesh is not None and report.too_costly is None
+        iou = volumetric_iou(to_manifold(mesh), solid_target)
+        renderer.depths(mesh, target.bounds.mean(axis=0), 60.0, list(VIEWS))
+        return iou
+
+    check()
+    iou, seconds, peak = _peak(check)
+    faces = len(candidate.faces)
+    print(f"whole check of a {faces}-face candidate (validity, manifold, IoU {iou[0]:.3f}, "
+          f"4 renders): {seconds:.2f} s, peak traced memory {peak:.0f} MB")  # fmt: skip
+    renderer.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--renders", type=int, default=40, help="renders per method")
     parser.add_argument("--verdicts", type=int, default=5, help="warm verdicts to average")
+    parser.add_argument("--only", choices=["cost"], help="run only the adversarial-cost part")
     args = parser.parse_args()
+    if args.only == "cost":
+        adversarial_cost()
+        full_check_200k()
+        return
     render_ratio(args.renders)  # first: no other context is alive yet
     verdict_breakdown(args.verdicts)
     self_intersection_ratio()
+    adversarial_cost()
+    full_check_200k()
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ class FinanceVerifier(Verifier):
     """
 
     name: ClassVar[str] = "finance"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.0.1"
     aliases: ClassVar[tuple[str, ...]] = ("finqa", "tatqa", "tat-qa", "financial_docs")
     data_sources: ClassVar[tuple[str, ...]] = (
         "finqa*",

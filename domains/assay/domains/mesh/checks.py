@@ -6,6 +6,10 @@ graded checks (constraints, similarity, render, stability) are weighted into the
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
 import numpy as np
 import trimesh
 from assay.domains.mesh.target import CANDIDATE_SEED, PreparedTarget
@@ -23,7 +27,12 @@ from assay.verifiers.mesh.similarity import (
 from assay.verifiers.mesh.validity import ValidityReport
 from numpy.typing import NDArray
 
+from assay.blame import TOO_COSTLY, ResponseFault
+from assay.errors import AssayError
 from assay.types import Check
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 __all__ = [
     "constraint_checks",
@@ -35,6 +44,31 @@ __all__ = [
 ]
 
 
+GEOMETRY = "geometry"
+"""Check name: a geometry library raised on the response's mesh (its fault, see docs/mesh.md)."""
+
+
+def guarded(names: tuple[str, ...], measure: Callable[[], T]) -> T | list[Check]:
+    """``measure()``, or one failed check (score 0) per name when a library raises on the mesh.
+
+    The response chose the geometry: a mesh that makes trimesh, shapely, open3d or manifold3d
+    raise fails the checks it broke instead of turning the verdict into a masked ``error``,
+    and a failed check keeps its weight (dropping it would raise the score). Errors of the
+    verifier itself (:class:`~assay.errors.AssayError`, such as no GL context) and a
+    :class:`~assay.blame.ResponseFault` pass through.
+    """
+    try:
+        return measure()
+    except (AssayError, ResponseFault):
+        raise
+    except Exception as exc:  # libraries raise anything on hostile geometry
+        message = f"the mesh made the check raise {type(exc).__name__}: {str(exc)[:200]}"
+        log.warning("mesh: %s (%s)", message, ", ".join(names))
+        return [
+            Check(name, False, 0.0, message, {"exception": type(exc).__name__}) for name in names
+        ]
+
+
 def _decay(excess: float, span: float) -> float:
     """1 at no excess, falling linearly to 0 at ``span`` beyond the threshold."""
     return float(min(1.0, max(0.0, 1.0 - excess / span))) if span > 0 else 0.0
@@ -43,9 +77,9 @@ def _decay(excess: float, span: float) -> float:
 def validity_checks(report: ValidityReport) -> list[Check]:
     """The validity gate: finite, non-degenerate, watertight, winding, volume, intersections."""
     if not report.finite:
-        return [
-            Check("finite", False, 0.0, "non-finite (NaN, inf or beyond 1e15) vertex coordinates")
-        ]
+        return [Check("finite", False, 0.0, "non-finite (NaN or inf) vertex coordinates")]
+    if report.degenerate_faces is None:  # not measured at all
+        return [_too_costly(report)]
     checks = [
         Check(
             "finite",
@@ -81,27 +115,43 @@ def validity_checks(report: ValidityReport) -> list[Check]:
             None,
             "consistent" if report.winding_consistent else "faces are wound inconsistently",
         ),
-        Check(
-            "positive_volume",
-            bool(report.positive_volume),
-            None,
-            "every body encloses positive volume"
-            if report.positive_volume
-            else "a body is open or inside out (normals point inward)",
-            {"body_volumes": list(report.body_volumes)},
-        ),
-        Check(
-            "self_intersection",
-            report.self_intersections == 0,
-            None,
-            f"{report.self_intersections} crossing triangle pairs",
-            {
-                "pairs": report.self_intersections,
-                "examples": [list(p) for p in report.intersecting_pairs],
-            },
-        ),
     ]
+    if report.body_volumes or not report.watertight:  # unmeasured when the bodies cost too much
+        checks.append(
+            Check(
+                "positive_volume",
+                bool(report.positive_volume),
+                None,
+                "every body encloses positive volume"
+                if report.positive_volume
+                else "a body is open or inside out (normals point inward)",
+                {"body_volumes": list(report.body_volumes)},
+            )
+        )
+    if report.intersections_decided:
+        checks.append(
+            Check(
+                "self_intersection",
+                report.self_intersections == 0,
+                None,
+                f"{report.self_intersections} crossing triangle pairs",
+                {
+                    "pairs": report.self_intersections,
+                    "examples": [list(p) for p in report.intersecting_pairs],
+                    **report.cost,
+                },
+            )
+        )
+    if report.too_costly is not None:
+        checks.append(_too_costly(report))
     return checks
+
+
+def _too_costly(report: ValidityReport) -> Check:
+    """The response's mesh costs more to check than its budget: its fault (assay.blame)."""
+    message = f"too costly to check: {report.too_costly}"
+    evidence = {"vertices": report.vertices, "faces": report.faces, **report.cost}
+    return Check(TOO_COSTLY, False, 0.0, message, evidence)
 
 
 def manifold_check(mesh: trimesh.Trimesh) -> object:
@@ -142,19 +192,30 @@ def constraint_checks(
     """Dimensions, volume, body count, genus, holes, wall thickness and stability."""
     checks: list[Check] = []
     if task.extents is not None:
-        checks.append(_dimensions(task, task.extents, np.asarray(mesh.extents, dtype=np.float64)))
+        extents = task.extents
+        checks += guarded(
+            ("dimensions",),
+            lambda: [_dimensions(task, extents, np.asarray(mesh.extents, dtype=np.float64))],
+        )
     if task.volume is not None:
-        checks.append(_volume(task, task.volume, volume))
+        target = task.volume
+        checks += guarded(("volume",), lambda: [_volume(task, target, volume)])
     if task.bodies is not None:
-        checks.append(_count("bodies", len(bodies), task.bodies))
+        wanted = task.bodies
+        checks.append(_count("bodies", len(bodies), wanted))
     if task.genus is not None:
-        checks.append(_count("genus", sum(physics.genus(body) for body in bodies), task.genus))
+        genus = task.genus
+        checks += guarded(
+            ("genus",),
+            lambda: [_count("genus", sum(physics.genus(body) for body in bodies), genus)],
+        )
     if task.holes:
-        checks.append(_holes(task, mesh))
+        checks += guarded(("holes",), lambda: [_holes(task, mesh)])
     if task.min_wall_thickness is not None:
-        checks.append(_wall(task, task.min_wall_thickness, mesh))
+        need = task.min_wall_thickness
+        checks += guarded(("wall_thickness",), lambda: [_wall(task, need, mesh)])
     if task.stable:
-        checks.append(_stability(mesh, task.up))
+        checks += guarded(("stability",), lambda: [_stability(mesh, task.up)])
     return checks
 
 

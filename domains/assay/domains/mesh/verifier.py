@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
+from assay.blame import TOO_COSTLY, response_fault
 from assay.errors import VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
@@ -56,7 +57,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.0.6"
+    version: ClassVar[str] = "1.0.7"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -161,11 +162,22 @@ class MeshVerifier(Verifier):
         except MeshLoadError as exc:
             return Verdict.unparsable(str(exc), (Check("load", False, 0.0, str(exc), evidence),))
         evidence.update(format=file_type, vertices=len(raw.vertices), faces=len(raw.faces))
+        loaded_check = Check(
+            "load", True, None, f"{file_type} with {len(raw.faces)} faces", evidence
+        )
         if len(raw.faces) > task.max_faces:
-            return _load_failed(
-                f"{len(raw.faces)} faces, over the task's limit of {task.max_faces}", evidence
+            message = (
+                f"too costly to check: {len(raw.faces)} faces, over the limit of {task.max_faces}"
             )
-        return raw, Check("load", True, None, f"{file_type} with {len(raw.faces)} faces", evidence)
+            cost = Check(
+                TOO_COSTLY,
+                False,
+                0.0,
+                message,
+                {"faces": len(raw.faces), "max_faces": task.max_faces},
+            )
+            return Verdict.incorrect((loaded_check, cost), message=message)
+        return raw, loaded_check
 
     def _run_program(
         self, code: str, task: MeshTask, evidence: dict[str, Any]
@@ -189,7 +201,10 @@ class MeshVerifier(Verifier):
         from assay.domains.mesh import checks as build
         from assay.verifiers.mesh.validity import validity
 
-        report, mesh, bodies = validity(raw)
+        measured = build.guarded((build.GEOMETRY,), lambda: validity(raw))
+        if isinstance(measured, list):  # a library raised: the mesh's fault
+            return _invalid([load, *measured])
+        report, mesh, bodies = measured
         gate = [load, *build.validity_checks(report)]
         if mesh is None or not all(c.passed for c in gate):
             return _invalid(gate)
@@ -199,15 +214,23 @@ class MeshVerifier(Verifier):
         gate.append(Check("manifold", True, None, "manifold3d accepts the solid"))
         outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
         if len(outward) > 1 and not task.allow_interpenetration:
-            gate.append(build.interpenetration_check(outward))
+            gate += build.guarded(
+                ("interpenetration",), lambda: [build.interpenetration_check(outward)]
+            )
             if not gate[-1].passed:
                 return _invalid(gate)
         volume = float(sum(body.volume for body in bodies))
         graded = build.constraint_checks(task, mesh, outward, volume)
         if target is not None:
-            graded += build.similarity_checks(task, mesh, solid, target)
+            graded += build.guarded(
+                ("chamfer", "fscore", "iou"),
+                lambda: build.similarity_checks(task, mesh, solid, target),
+            )
             if task.render:
-                graded.append(build.render_check(task, mesh, target, self.renderer))
+                renderer = self.renderer  # no GL context: an error of the worker, not the mesh
+                graded += build.guarded(
+                    ("render",), lambda: [build.render_check(task, mesh, target, renderer)]
+                )
         return combine(task, gate, graded)
 
 
@@ -224,7 +247,11 @@ def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> byte
         return _load_failed("the response names the task's own target file", evidence)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
-        return _load_failed(f"{size} bytes, over the {MAX_FILE_BYTES} byte limit", evidence)
+        return response_fault(
+            TOO_COSTLY,
+            f"too costly to check: {size} bytes, over the {MAX_FILE_BYTES} byte limit",
+            {**evidence, "bytes": size, "max_bytes": MAX_FILE_BYTES},
+        )
     return path.read_bytes()
 
 
@@ -233,6 +260,9 @@ def _load_failed(message: str, evidence: dict[str, Any]) -> Verdict:
 
 
 def _invalid(gate: list[Check]) -> Verdict:
+    costly = [c for c in gate if c.name == TOO_COSTLY and not c.passed]
+    if costly:
+        return Verdict.incorrect(tuple(gate), message=costly[0].message)
     failed = ", ".join(c.name for c in gate if not c.passed)
     return Verdict.incorrect(tuple(gate), message=f"not a valid solid: {failed}")
 

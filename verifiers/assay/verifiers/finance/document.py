@@ -7,20 +7,28 @@ parses the file once and each cited page once. Worker processes each hold their 
 (:func:`default_cache` notices a fork and starts empty).
 
 Any failure to read a file is a :class:`DocumentError` with a :class:`Problem`: missing, empty,
-too large (bytes or pages), encrypted, corrupt. Callers turn it into a verdict; it is never a
-crash.
+too large (bytes, pages, a stream that inflates past its cap), too costly (its pages took more
+than the document's time budget), encrypted, corrupt (references in a cycle included).
+Callers turn it into a verdict; it is never a crash, and never a worker held for the item's
+whole limit: a hostile file of a few hundred bytes is refused in well under a second
+(:mod:`assay.verifiers.finance.bounds` bounds pdfminer's reference chains and decoded stream
+sizes; the page tree is walked, bounded, before pdfplumber builds a page; extraction time is
+checked between pages).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.verifiers.finance.bounds import StreamTooLarge
+from assay.verifiers.finance.bounds import install as install_bounds
 from assay.verifiers.finance.pages import PageContent, read_page
 
 from assay.errors import VerifierError
@@ -36,6 +44,7 @@ class Problem(StrEnum):
     EMPTY = "empty"
     TOO_LARGE = "too_large"
     TOO_MANY_PAGES = "too_many_pages"
+    TOO_COSTLY = "too_costly"
     ENCRYPTED = "encrypted"
     CORRUPT = "corrupt"
 
@@ -52,10 +61,21 @@ class DocumentError(VerifierError):
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Caps on what is opened: file size in bytes and number of pages."""
+    """Caps on what is opened.
+
+    Attributes:
+        max_bytes: File size.
+        max_pages: Pages (the page tree is walked before any page is built).
+        max_tree_nodes: Nodes of the page tree visited, repeats included (a ``/Kids`` list
+            naming one page 200,000 times is refused here).
+        max_seconds: Time spent extracting a document's pages, checked before each new
+            page: an honest page takes well under a second.
+    """
 
     max_bytes: int = 64 * 1024 * 1024
     max_pages: int = 1000
+    max_tree_nodes: int = 4000
+    max_seconds: float = 30.0
 
 
 @dataclass(slots=True)
@@ -73,37 +93,77 @@ class Document:
     Not for direct construction: use :meth:`DocumentCache.open`.
     """
 
-    def __init__(self, path: Path, pdf: PDF, page_count: int, stats: CacheStats):
+    def __init__(
+        self, path: Path, pdf: PDF, page_count: int, stats: CacheStats, limits: Limits
+    ) -> None:
         self.path = path
         self.page_count = page_count
         self._pdf = pdf
         self._pages: dict[int, PageContent] = {}
         self._stats = stats
+        self._limits = limits
+        self._spent = 0.0
+        self._failure: DocumentError | None = None
         self._lock = threading.Lock()
 
     def page(self, number: int) -> PageContent | None:
         """The content of page ``number`` (1-based), or ``None`` when there is no such page.
 
         Raises:
-            DocumentError: the page's content cannot be parsed (``corrupt``).
+            DocumentError: the page's content cannot be parsed (``corrupt``), a stream on it
+                inflates past its cap (``too_large``), or the document's pages have taken
+                more than ``max_seconds`` (``too_costly``; the document stays refused).
         """
         if not 1 <= number <= self.page_count:
             return None
         with self._lock:
             content = self._pages.get(number)
             if content is None:
+                if self._failure is not None:
+                    raise self._failure
+                if self._spent > self._limits.max_seconds:
+                    self._failure = DocumentError(
+                        Problem.TOO_COSTLY,
+                        self.path,
+                        f"its pages took {self._spent:.1f} s to read, over the budget of "
+                        f"{self._limits.max_seconds} s",
+                    )
+                    raise self._failure
+                start = time.perf_counter()
                 try:
                     content = read_page(self._pdf.pages[number - 1], number)
+                except StreamTooLarge as exc:
+                    raise DocumentError(
+                        Problem.TOO_LARGE, self.path, f"page {number}: {exc}"
+                    ) from exc
                 except Exception as exc:  # pdfminer raises many types on a damaged stream
+                    cause = _cause(exc)
+                    if isinstance(cause, StreamTooLarge):
+                        raise DocumentError(
+                            Problem.TOO_LARGE, self.path, f"page {number}: {cause}"
+                        ) from exc
                     raise DocumentError(
                         Problem.CORRUPT, self.path, f"page {number}: {type(exc).__name__}: {exc}"
                     ) from exc
+                finally:
+                    self._spent += time.perf_counter() - start
                 self._pages[number] = content
                 self._stats.pages_read += 1
             return content
 
     def close(self) -> None:
-        self._pdf.close()
+        _close(self._pdf)
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """The error pdfplumber wrapped (``PdfminerException(original)``), else ``exc``."""
+    inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else exc
+    return inner.__cause__ if isinstance(inner.__cause__, StreamTooLarge) else inner
+
+
+def _close(pdf: PDF) -> None:
+    """Close the file only: ``PDF.close`` builds every page first (a hostile page tree again)."""
+    pdf.stream.close()
 
 
 def _open_pdf(path: Path, limits: Limits, stats: CacheStats) -> Document:
@@ -122,33 +182,41 @@ def _open_pdf(path: Path, limits: Limits, stats: CacheStats) -> Document:
         raise DocumentError(
             Problem.TOO_LARGE, path, f"{size} bytes is over the cap of {limits.max_bytes}"
         )
+    install_bounds()
     try:
         pdf = pdfplumber.open(path)
     except Exception as exc:  # pdfplumber wraps pdfminer's errors; a hostile file raises others
-        cause = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc
+        cause = _cause(exc)
         if isinstance(cause, PDFPasswordIncorrect | PDFEncryptionError):
             raise DocumentError(Problem.ENCRYPTED, path, "password-protected") from exc
+        if isinstance(cause, StreamTooLarge):
+            raise DocumentError(Problem.TOO_LARGE, path, str(cause)) from exc
         raise DocumentError(Problem.CORRUPT, path, f"{type(cause).__name__}: {cause}") from exc
     try:
         count = _page_count(pdf, path, limits)
     except DocumentError:
-        pdf.close()
+        _close(pdf)
         raise
     except Exception as exc:  # a damaged page tree
-        pdf.close()
-        raise DocumentError(Problem.CORRUPT, path, f"{type(exc).__name__}: {exc}") from exc
+        _close(pdf)
+        cause = _cause(exc)
+        if isinstance(cause, StreamTooLarge):
+            raise DocumentError(Problem.TOO_LARGE, path, str(cause)) from exc
+        raise DocumentError(Problem.CORRUPT, path, f"{type(cause).__name__}: {cause}") from exc
     if count == 0:
-        pdf.close()
+        _close(pdf)
         raise DocumentError(Problem.EMPTY, path, "the document has no pages")
     stats.opened += 1
-    return Document(path, pdf, count, stats)
+    return Document(path, pdf, count, stats, limits)
 
 
 def _page_count(pdf: PDF, path: Path, limits: Limits) -> int:
     """The page count, refusing a document over the cap before its pages are built."""
     from pdfminer.pdftypes import resolve1
 
-    declared = resolve1(resolve1(pdf.doc.catalog.get("Pages")) or {}).get("Count")
+    root = resolve1(pdf.doc.catalog.get("Pages"))
+    _walk_page_tree(root, path, limits)
+    declared = resolve1(root.get("Count")) if isinstance(root, dict) else None
     if isinstance(declared, int) and declared > limits.max_pages:
         raise DocumentError(
             Problem.TOO_MANY_PAGES,
@@ -163,6 +231,39 @@ def _page_count(pdf: PDF, path: Path, limits: Limits) -> int:
             f"{count} pages is over the cap of {limits.max_pages}",
         )
     return count
+
+
+def _walk_page_tree(root: object, path: Path, limits: Limits) -> None:
+    """Visit the page tree (each ``/Kids`` entry, repeats included) and refuse one with more
+    than ``max_tree_nodes`` entries or ``max_pages`` leaves, before pdfminer walks it."""
+    from pdfminer.pdftypes import PDFObjRef, resolve1
+
+    stack: list[object] = [root]
+    visited: set[int] = set()
+    entries = 0
+    leaves = 0
+    while stack:
+        node = stack.pop()
+        if isinstance(node, PDFObjRef):
+            if node.objid in visited:
+                continue
+            visited.add(node.objid)
+        value = resolve1(node)
+        if not isinstance(value, dict):
+            continue
+        kids = resolve1(value.get("Kids"))
+        if not isinstance(kids, list):
+            leaves += 1
+            continue
+        entries += len(kids)
+        if entries > limits.max_tree_nodes or leaves > limits.max_pages:
+            raise DocumentError(
+                Problem.TOO_MANY_PAGES,
+                path,
+                f"the page tree has over {limits.max_tree_nodes} entries "
+                f"(or {limits.max_pages} pages)",
+            )
+        stack.extend(reversed(kids))
 
 
 @dataclass(slots=True)

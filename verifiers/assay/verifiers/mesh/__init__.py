@@ -5,7 +5,8 @@ Modules, and the library each leans on:
 - :mod:`.load`: find a mesh (or a program) in a response and decode it (trimesh's loaders,
   unprocessed so that validity sees the file as written).
 - :mod:`.validity`: finite, merged, non-degenerate, watertight, wound consistently, positive
-  volume (trimesh); :mod:`.intersect`: triangle self-intersections (scipy KD-tree + numpy).
+  volume (trimesh); :mod:`.intersect`: triangle self-intersections at a bounded cost (numpy
+  BVH over sliced triangles, a visit budget).
 - :mod:`.similarity`: Chamfer distance and F-score on surface samples (open3d KD-tree), exact
   volumetric IoU (manifold3d booleans).
 - :mod:`.render`: depth and silhouette renders from canonical views (pyrender, EGL or OSMesa,

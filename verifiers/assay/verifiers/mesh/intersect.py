@@ -1,89 +1,431 @@
-"""Self-intersection: pairs of triangles of one mesh that pierce each other.
+"""Self-intersection: pairs of triangles of one mesh that pierce each other, at a bounded cost.
 
-Broad phase: a KD-tree over triangle centroids (scipy) gives the pairs close enough to touch,
-bounding boxes filter them, and pairs that share a vertex (neighbours) are dropped. Narrow
-phase: Möller's triangle-triangle test, vectorised with numpy. A pair counts when the
+Broad phase (:func:`candidate_pairs`), in the unit box of the mesh (diagonal 1):
+
+1. **Pieces.** A triangle whose bounding box is wider than the piece size ``c`` is cut by
+   lines parallel to its shortest edge into slices no longer than ``c`` (each slice a
+   trapezoid of two triangles), and again if a slice is still too wide: a long sliver becomes
+   a row of short pieces of its own width instead of one box spanning the mesh, a large
+   triangle becomes strips, then squares. ``c`` starts at the 90th percentile of the longest
+   edges and doubles until the pieces fit :data:`PIECES_PER_FACE` per face (plus 20,000).
+2. **Groups.** Triangles that cannot cross are grouped: those of one plane (every vertex
+   within ``eps`` of it) and those around one vertex (neighbours are never tested), whichever
+   group is larger. Fans (a cylinder's cap, a cone's tip) and faces that manifold3d
+   triangulates between holes are one group, so their thousands of touching triangles cost
+   nothing.
+3. **Tree.** The pieces, sorted by the Morton code of their boxes' centres, are the leaves of
+   an implicit binary tree (node ``i`` of level ``k`` holds leaves ``[i 2^k, (i + 1) 2^k)``);
+   each node keeps its box and the group its leaves share, if one.
+4. **Traversal.** Pairs of nodes of one level are expanded into the pairs of their children
+   whose boxes overlap and that are not both of one group, from ``(root, root)`` down to the
+   leaves, in chunks of :data:`CHUNK` pairs (memory is bounded by the chunk, not the mesh).
+
+The work is bounded by a *visit budget* (:func:`pair_budget`: :data:`PAIR_BUDGET_BASE` plus
+:data:`PAIRS_PER_FACE` per face, at most :data:`PAIR_BUDGET_MAX` node pairs kept): past it
+the search stops. If crossing pairs were found by then, the answer is known (the mesh
+self-intersects; the count is a lower bound); if none were, :attr:`Intersections.decided` is
+false and the caller decides (the mesh verifier blames the response: ``too_costly``).
+Ordinary meshes, manifold3d booleans with their slivers, fans and drilled holes included,
+take 5 to 250 visits per face (bench/mesh_bench.py, tests/mesh/test_attacks_cost.py).
+
+Narrow phase: Möller's triangle-triangle test, vectorised with numpy. A pair counts when the
 triangles *cross* along a segment longer than ``eps``, so triangles that only touch (faces
-that meet at a seam, a vertex resting on a face) do not count. Coplanar overlapping triangles
-are not reported here; overlapping *bodies* are caught by the volume check
+that meet at a seam, a vertex resting on a face) do not count. Coplanar triangles never count
+(nor are they paired); overlapping *bodies* are caught by the volume check
 (:func:`assay.verifiers.mesh.physics.interpenetration`).
-
-open3d's ``TriangleMesh.is_self_intersecting`` answers the same question by testing every
-pair; see ``bench/mesh_bench.py`` for both on 20k faces.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["candidate_pairs", "self_intersections"]
+__all__ = [
+    "CHUNK",
+    "PAIRS_PER_FACE",
+    "PAIR_BUDGET_BASE",
+    "PAIR_BUDGET_MAX",
+    "PIECES_PER_FACE",
+    "Intersections",
+    "candidate_pairs",
+    "pair_budget",
+    "self_intersections",
+]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
+PIECES_PER_FACE = 8
+"""Pieces allowed per face (plus :data:`_PIECES_BASE`) when long triangles are cut."""
+_PIECES_BASE = 20_000
+PAIRS_PER_FACE = 128
+"""Node pairs the traversal may keep per face before it stops."""
+PAIR_BUDGET_BASE = 1_000_000
+"""Node pairs always allowed (small meshes)."""
+CHUNK = 1 << 18
+"""Most node pairs handled at once (a few tens of MB of temporaries)."""
+_LEAD = 1024
+"""Node pairs taken on first at each level: the search reaches leaves (and crossings) after a
+few thousand visits however dense the top of the tree is."""
+_SMALLEST_PIECE = 1.0 / (1 << 20)
+"""The piece size never starts below this (unit box)."""
+_PAD = 1e-9
+"""Bounding boxes grow by this (unit-box) margin: cutting rounds the pieces' corners."""
 
-def candidate_pairs(vertices: FloatArray, faces: IntArray) -> IntArray:
-    """Index pairs ``(i, j)``, ``i < j``, of triangles whose bounding boxes overlap and that
-    share no vertex.
 
-    Two triangles can only touch when their centroids are closer than the sum of their radii
-    (largest centroid-to-vertex distance). Triangles up to a radius ``r`` (the largest one when
-    none exceeds 4x the median, else the 99th percentile) are paired by a KD-tree query within
-    ``2 r`` (scipy); the few larger ones are tested against every triangle's bounding box.
-    Bounding boxes then filter the candidates.
+PAIR_BUDGET_MAX = 32_000_000
+"""Node pairs never allowed past (a 500k-face mesh would otherwise get 65M: a minute under
+load, past the item's limit, and a timeout is masked)."""
+
+
+def pair_budget(faces: int) -> int:
+    """The node pairs the search over a mesh of ``faces`` faces may keep."""
+    return min(PAIR_BUDGET_BASE + PAIRS_PER_FACE * faces, PAIR_BUDGET_MAX)
+
+
+@dataclass(frozen=True, slots=True)
+class Intersections:
+    """What the search found.
+
+    Attributes:
+        pairs: Crossing triangle pairs ``(i, j)``, ``i < j`` (a lower bound when incomplete).
+        complete: Every candidate pair was tested.
+        candidates: Node pairs the traversal kept (its cost).
+        budget: The pair budget the search ran under.
     """
-    from scipy.spatial import cKDTree
 
-    triangles = vertices[faces]
-    lo, hi = triangles.min(axis=1), triangles.max(axis=1)
-    centroids = triangles.mean(axis=1)
-    radius = np.linalg.norm(triangles - centroids[:, None, :], axis=2).max(axis=1)
-    limit = 0.0
-    if len(radius):  # the 99th percentile, or every radius when none is far above the median
-        limit = max(
-            float(np.percentile(radius, 99)), min(float(radius.max()), 4 * float(np.median(radius)))
-        )
-    is_big = radius > limit
-    small = np.flatnonzero(~is_big)
-    found = [small[cKDTree(centroids[small]).query_pairs(2 * limit + 1e-12, output_type="ndarray")]]
-    big = np.flatnonzero(is_big)
-    for start in range(0, len(big), 64):
-        chunk = big[start : start + 64]
-        meets = np.all((lo[None] <= hi[chunk, None]) & (hi[None] >= lo[chunk, None]), axis=2)
-        rows, others = np.nonzero(meets)
-        once = ~is_big[others] | (others > chunk[rows])  # a big-big pair is found from both ends
-        found.append(np.stack([chunk[rows][once], others[once]], axis=1))
-    stacked = np.concatenate([p.reshape(-1, 2) for p in found]).astype(np.int64)
-    pairs: IntArray = np.sort(stacked, axis=1)
-    first, second = pairs[:, 0], pairs[:, 1]
-    close = np.linalg.norm(centroids[first] - centroids[second], axis=1) <= (
-        radius[first] + radius[second]
-    )
-    pairs = pairs[close]
+    pairs: IntArray
+    complete: bool
+    candidates: int
+    budget: int
+
+    @property
+    def decided(self) -> bool:
+        """The answer is known: the search was complete, or it found a crossing."""
+        return self.complete or len(self.pairs) > 0
+
+
+def self_intersections(
+    vertices: FloatArray,
+    faces: IntArray,
+    eps: float,
+    budget: int | None = None,
+    enough: int | None = None,
+) -> Intersections:
+    """Pairs of non-adjacent triangles that cross each other by more than ``eps``.
+
+    Args:
+        vertices: ``(v, 3)`` coordinates.
+        faces: ``(n, 3)`` vertex indices.
+        eps: Crossing tolerance in the mesh's units.
+        budget: Node pairs to keep at most (default :func:`pair_budget`).
+        enough: Stop once this many crossing pairs are found (the answer is known; the count
+            is then a lower bound). ``None``: find them all (within the budget).
+    """
+    limit = pair_budget(len(faces)) if budget is None else budget
+    found: list[IntArray] = []
+    counted = 0
+    complete = True
+    for chunk, total in _candidate_chunks(vertices, faces, eps, limit):
+        counted = total
+        if chunk is None:  # over budget
+            complete = False
+            if found:
+                break
+            continue
+        crossing = _crossing(vertices[faces[chunk[:, 0]]], vertices[faces[chunk[:, 1]]], eps)
+        found.append(chunk[crossing])
+        if enough is not None and sum(len(f) for f in found) >= enough:
+            complete = False
+            break
+    pairs = _unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64))
+    return Intersections(pairs, complete, counted, limit)
+
+
+def candidate_pairs(
+    vertices: FloatArray, faces: IntArray, eps: float, budget: int | None = None
+) -> IntArray:
+    """Index pairs ``(i, j)``, ``i < j``, of triangles that share no vertex, do not lie in one
+    plane (within ``eps``) and whose pieces' bounding boxes overlap (see the module docstring).
+
+    Raises:
+        ValueError: the traversal would keep more than ``budget`` node pairs.
+    """
+    limit = pair_budget(len(faces)) if budget is None else budget
+    parts: list[IntArray] = []
+    for chunk, total in _candidate_chunks(vertices, faces, eps, limit):
+        if chunk is None:
+            raise ValueError(f"{total} candidate pairs, over the budget of {limit}")
+        parts.append(chunk)
+    return _unique_pairs(np.concatenate(parts) if parts else np.zeros((0, 2), np.int64))
+
+
+def _unique_pairs(pairs: IntArray) -> IntArray:
+    """Sorted distinct rows of ``(i, j)`` pairs of face indices (below 2**31)."""
     if len(pairs) == 0:
-        return pairs
-    first, second = pairs[:, 0], pairs[:, 1]
-    boxes_meet = np.all((lo[first] <= hi[second]) & (hi[first] >= lo[second]), axis=1)
-    pairs = pairs[boxes_meet]
+        return pairs.reshape(0, 2)
+    keys = np.unique((pairs[:, 0] << 31) | pairs[:, 1])
+    unique: IntArray = np.stack([keys >> 31, keys & ((1 << 31) - 1)], axis=1)
+    return unique
+
+
+@dataclass(frozen=True, slots=True)
+class _Pieces:
+    lo: FloatArray  # (m, 3) padded bounding boxes in the unit box
+    hi: FloatArray
+    owner: IntArray  # (m,) triangle of each piece
+    split: NDArray[np.bool_]  # (m,) the piece is part of a triangle that was cut
+    group: IntArray  # (m,) pieces of one group never cross (see _groups)
+
+
+def _candidate_chunks(
+    vertices: FloatArray, faces: IntArray, eps: float, budget: int
+) -> Iterator[tuple[IntArray | None, int]]:
+    """Chunks of triangle pairs (neighbours dropped) with the running count of node visits;
+    ``(None, count)`` once the count passes ``budget``."""
+    if len(faces) < 2:
+        return
+    tree = _Tree.build(_pieces(vertices, faces, eps))
+    visits = 0
+    found: list[IntArray] = []
+    pending = 0
+    root = np.zeros(1, np.int64)
+    stack: list[tuple[int, IntArray, IntArray]] = [(tree.depth, root, root)]
+    while stack:
+        level, first, second = stack.pop()
+        if level == 0:
+            pairs = tree.owner_pairs(first, second)
+            found.append(pairs)
+            pending += len(pairs)
+            if pending >= CHUNK:
+                yield _neighbours_dropped(np.concatenate(found), faces), visits
+                found, pending = [], 0
+            continue
+        first, second = tree.children(level, first, second)
+        visits += len(first)
+        if visits > budget:
+            if found:
+                yield _neighbours_dropped(np.concatenate(found), faces), visits
+            yield None, visits
+            return
+        for begin in range(_LEAD, len(first), CHUNK):
+            stack.append((level - 1, first[begin : begin + CHUNK], second[begin : begin + CHUNK]))
+        stack.append((level - 1, first[:_LEAD], second[:_LEAD]))  # popped next: depth first
+    if found:
+        yield _neighbours_dropped(np.concatenate(found), faces), visits
+
+
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    """A bounding-volume hierarchy over the pieces: leaves in Morton order (of their boxes'
+    centres), padded to a power of two; node ``i`` of level ``k`` holds leaves
+    ``[i * 2**k, (i + 1) * 2**k)``. A node also keeps the group its leaves share (-1: mixed)."""
+
+    lo: list[FloatArray]  # per level, (3, nodes)
+    hi: list[FloatArray]
+    group: list[IntArray]
+    owner: IntArray  # per leaf (sorted order)
+    split: NDArray[np.bool_]
+    leaves: int
+    depth: int
+
+    @classmethod
+    def build(cls, pieces: _Pieces) -> _Tree:
+        centre = (pieces.lo + pieces.hi) / 2.0
+        order = np.argsort(_morton(centre), kind="stable")
+        count = len(order)
+        depth = max(0, (count - 1).bit_length())
+        size = 1 << depth
+        lo = np.full((3, size), np.inf)  # one row per axis: gathers read contiguous memory
+        hi = np.full((3, size), -np.inf)
+        group = np.full(size, _PADDING, dtype=np.int64)
+        lo[:, :count], hi[:, :count] = pieces.lo[order].T, pieces.hi[order].T
+        group[:count] = pieces.group[order]
+        los, his, groups = [lo], [hi], [group]
+        for _ in range(depth):
+            lo = np.minimum(lo[:, 0::2], lo[:, 1::2])
+            hi = np.maximum(hi[:, 0::2], hi[:, 1::2])
+            left, right = group[0::2], group[1::2]
+            group = np.where(
+                left == right,
+                left,
+                np.where(left == _PADDING, right, np.where(right == _PADDING, left, _MIXED)),
+            )
+            los.append(lo)
+            his.append(hi)
+            groups.append(group)
+        return cls(los, his, groups, pieces.owner[order], pieces.split[order], count, depth)
+
+    def children(self, level: int, first: IntArray, second: IntArray) -> tuple[IntArray, IntArray]:
+        """The pairs of children (one level down) of node pairs ``first <= second`` worth going
+        into: boxes overlap, and not both hold only leaves of one group. A node paired with
+        itself gives its three child pairs (left-left, left-right, right-right); two nodes give
+        four."""
+        same = first == second
+        a, b, c = first[same], first[~same], second[~same]
+        left = np.concatenate([2 * a, 2 * a, 2 * a + 1, 2 * b, 2 * b, 2 * b + 1, 2 * b + 1])
+        right = np.concatenate([2 * a, 2 * a + 1, 2 * a + 1, 2 * c, 2 * c + 1, 2 * c, 2 * c + 1])
+        lo, hi, group = self.lo[level - 1], self.hi[level - 1], self.group[level - 1]
+        g = group[left]
+        keep = (g != group[right]) | (g == _MIXED)
+        for axis in range(3):
+            low, high = lo[axis], hi[axis]
+            keep &= low[left] <= high[right]
+            keep &= low[right] <= high[left]
+        return left[keep], right[keep]
+
+    def owner_pairs(self, query: IntArray, leaf: IntArray) -> IntArray:
+        """Triangle pairs of overlapping leaves, sorted, pieces of one triangle dropped."""
+        first, second = self.owner[query], self.owner[leaf]
+        apart = (first != second) & (query != leaf)
+        pairs = np.sort(np.stack([first[apart], second[apart]], axis=1), axis=1)
+        repeated = (self.split[query] | self.split[leaf])[apart]  # a cut triangle meets twice
+        if not repeated.any():
+            return pairs
+        return np.concatenate([pairs[~repeated], _unique_pairs(pairs[repeated])])
+
+
+_PADDING = -2
+_MIXED = -1
+
+
+def _morton(points: FloatArray) -> NDArray[np.uint64]:
+    """Morton codes (21 bits per axis) of points in the unit box."""
+    scaled = np.clip(points, 0.0, 1.0) * ((1 << 21) - 1)
+    code = np.zeros(len(points), dtype=np.uint64)
+    for axis in range(3):
+        x = scaled[:, axis].astype(np.uint64)
+        x = (x | (x << np.uint64(32))) & np.uint64(0x1F00000000FFFF)
+        x = (x | (x << np.uint64(16))) & np.uint64(0x1F0000FF0000FF)
+        x = (x | (x << np.uint64(8))) & np.uint64(0x100F00F00F00F00F)
+        x = (x | (x << np.uint64(4))) & np.uint64(0x10C30C30C30C30C3)
+        x = (x | (x << np.uint64(2))) & np.uint64(0x1249249249249249)
+        code |= x << np.uint64(axis)
+    return code
+
+
+def _neighbours_dropped(pairs: IntArray, faces: IntArray) -> IntArray:
     a, b = faces[pairs[:, 0]], faces[pairs[:, 1]]
     shared = (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
-    kept: IntArray = pairs[~shared]
+    kept: IntArray = _unique_pairs(pairs[~shared]) if len(pairs) else pairs
     return kept
 
 
-def self_intersections(vertices: FloatArray, faces: IntArray, eps: float) -> IntArray:
-    """Pairs of non-adjacent triangles that cross each other by more than ``eps``."""
-    pairs = candidate_pairs(vertices, faces)
-    if len(pairs) == 0:
-        return pairs
-    crossing = np.zeros(len(pairs), dtype=bool)
-    for start in range(0, len(pairs), 50_000):
-        chunk = pairs[start : start + 50_000]
-        crossing[start : start + len(chunk)] = _crossing(
-            vertices[faces[chunk[:, 0]]], vertices[faces[chunk[:, 1]]], eps
-        )
-    return pairs[crossing]
+def _groups(unit: FloatArray, faces: IntArray, eps: float) -> IntArray:
+    """A group per triangle such that two triangles of one group cannot cross.
+
+    Either the triangle's plane (every vertex within ``eps`` of the plane of the first
+    triangle found in it: coplanar triangles never cross), or one of its vertices (triangles
+    that share a vertex are neighbours, never tested): whichever group is larger. Fans
+    (a cylinder's cap, a cone's tip, a manifold3d face triangulated between holes) are one
+    group, so their thousands of touching triangles cost no pairs.
+    """
+    edges = np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0])
+    length = np.linalg.norm(edges, axis=1)
+    normal = edges / np.maximum(length, 1e-300)[:, None]
+    flip = np.where(
+        normal[:, 0] != 0,
+        normal[:, 0] < 0,
+        np.where(normal[:, 1] != 0, normal[:, 1] < 0, normal[:, 2] < 0),
+    )
+    normal[flip] *= -1.0
+    offset = np.einsum("nd,nd->n", normal, unit[:, 0])
+    quantum = 1e-7
+    quantized = np.round(np.column_stack([normal, offset]) / quantum).astype(np.int64)
+    key = quantized @ np.array([1, 1_000_003, 998_244_353, 1_000_000_007], dtype=np.int64)
+    _, first, plane = np.unique(key, return_index=True, return_inverse=True)  # a collision
+    plane = plane.ravel()  # of keys only costs pairs: the distance test below splits it
+    rep_normal, rep_offset = normal[first][plane], offset[first][plane]
+    distance = np.abs(np.einsum("nvd,nd->nv", unit, rep_normal) - rep_offset[:, None]).max(axis=1)
+    on_plane = (distance <= eps) & (length > 0)
+    planes = len(first)
+    plane = np.where(on_plane, plane, planes + np.arange(len(faces)))  # a plane of its own
+    plane_size = np.bincount(plane)[plane]
+    valence = np.bincount(faces.ravel())
+    corner = faces[np.arange(len(faces)), valence[faces].argmax(axis=1)]
+    by_vertex = valence[corner] > plane_size
+    group: IntArray = np.where(by_vertex, planes + len(faces) + corner, plane)
+    return group
+
+
+def _pieces(vertices: FloatArray, faces: IntArray, eps: float) -> _Pieces:
+    """Cut wide triangles into pieces; each piece gets its padded box and its group."""
+    triangles = vertices[faces]
+    low = triangles.reshape(-1, 3).min(axis=0)
+    diagonal = float(np.linalg.norm(triangles.reshape(-1, 3).max(axis=0) - low))
+    unit = (triangles - low) / (diagonal if diagonal > 0 else 1.0)
+    longest = _edge_lengths(unit).max(axis=1)
+    cap = PIECES_PER_FACE * len(faces) + _PIECES_BASE
+    area = float(
+        np.linalg.norm(np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0]), axis=1).sum()
+    )
+    fat = 2.0 * np.sqrt(area / len(faces))  # the side of a triangle of the mean area, twice
+    top = max(min(float(np.percentile(longest, 90)), fat), _SMALLEST_PIECE)
+    while True:
+        cut = _slice(unit, np.arange(len(faces)), top, cap)
+        if cut is not None:
+            break
+        top *= 2.0
+    points, owner = cut
+    owner = owner.astype(np.int64)
+    split = np.bincount(owner, minlength=len(faces))[owner] > 1
+    group = _groups(unit, faces, eps / (diagonal if diagonal > 0 else 1.0))[owner]
+    lo = points.min(axis=1) - _PAD
+    hi = points.max(axis=1) + _PAD
+    return _Pieces(lo, hi, owner, split, group)
+
+
+def _edge_lengths(triangles: FloatArray) -> FloatArray:
+    lengths: FloatArray = np.linalg.norm(triangles - np.roll(triangles, -1, axis=1), axis=2)
+    return lengths
+
+
+def _slice(
+    triangles: FloatArray, owner: IntArray, top: float, cap: int
+) -> tuple[FloatArray, IntArray] | None:
+    """Cut triangles until every piece's box fits a cell of size ``top``; ``None`` past ``cap``.
+
+    A triangle whose box is larger is cut by lines parallel to its shortest edge into ``m``
+    slices (``m`` = its longest edge / ``top``, rounded up), each slice a trapezoid of two
+    triangles (the apex slice one): a sliver becomes ``m`` short pieces of its own width, not a
+    stack of long thin ones; a large fat triangle becomes strips, then squares on the next
+    pass. The pieces cover the triangle exactly.
+    """
+    done_t: list[FloatArray] = []
+    done_o: list[IntArray] = []
+    total = 0
+    while len(triangles):
+        extent = np.ptp(triangles, axis=1).max(axis=1)
+        large = extent > top
+        done_t.append(triangles[~large])
+        done_o.append(owner[~large])
+        total += int((~large).sum())
+        triangles, owner = triangles[large], owner[large]
+        if not len(triangles):
+            break
+        lengths = _edge_lengths(triangles)  # edge k joins vertex k and vertex k + 1
+        shortest = lengths.argmin(axis=1)
+        rows = np.arange(len(triangles))
+        a = triangles[rows, shortest]
+        b = triangles[rows, (shortest + 1) % 3]
+        apex = triangles[rows, (shortest + 2) % 3]
+        slices = np.ceil(lengths.max(axis=1) / top).astype(np.int64) + 1
+        if total + int(2 * slices.sum()) > cap:
+            return None
+        which = np.repeat(rows, slices)
+        k = np.arange(len(which)) - np.repeat(np.cumsum(slices) - slices, slices)
+        m = slices[which][:, None].astype(np.float64)
+        near, far = k[:, None] / m, (k[:, None] + 1) / m
+        o, da, db = apex[which], (a - apex)[which], (b - apex)[which]
+        p0, q0, p1, q1 = o + near * da, o + near * db, o + far * da, o + far * db
+        first = np.stack([p0, p1, q1], axis=1)
+        second = np.stack([p0, q1, q0], axis=1)[k > 0]  # the apex slice is one triangle
+        triangles = np.concatenate([first, second])
+        owner = np.concatenate([owner[which], owner[which][k > 0]])
+    return np.concatenate(done_t), np.concatenate(done_o)
 
 
 def _crossing(first: FloatArray, second: FloatArray, eps: float) -> NDArray[np.bool_]:
