@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from assay.verifiers.finance.numbers import (
     Amount,
@@ -24,7 +25,7 @@ from assay.verifiers.finance.numbers import (
     to_amount,
     with_glued_scale,
 )
-from assay.verifiers.reading import NumberTooLargeError, locate_answer, scan_numbers
+from assay.verifiers.reading import NumberTooLargeError, locate_answer, prepare, scan_numbers
 from assay.verifiers.reading import extract_object as _extract_object
 
 from assay.blame import TOO_COSTLY, ResponseFault
@@ -134,7 +135,11 @@ _METHODS = {"json": "json", "boxed": "boxed", "whole": "last_figure"}
 
 
 def final_answer(
-    text: str, *, year_answer: bool = False, special_tokens: Iterable[str] = ()
+    text: str,
+    *,
+    year_answer: bool = False,
+    text_answer: bool = False,
+    special_tokens: Iterable[str] = (),
 ) -> FinalAnswer | None:
     """The final answer span of a response, or ``None`` when it has none.
 
@@ -143,11 +148,14 @@ def final_answer(
         year_answer: The task's answer is a year: a fallback that is a year is the answer
             ("Net income was higher in 2023"); otherwise it is no answer ("revenue for 2021
             is not disclosed").
+        text_answer: The task's answer is a text or a list of spans: with no marked answer
+            and no figure, the predicate of the last sentence is the answer ("The segments
+            are Cloud and Devices." answers "Cloud and Devices").
         special_tokens: More special tokens to remove.
     """
     found = locate_answer(text, special_tokens)
     if found is None:
-        return None
+        return _predicate(prepare(text, special_tokens)) if text_answer else None
     if found.method == "json":
         data = found.data or {}
         return FinalAnswer(found.text, "json", page=_page(data.get("page")), quote=_quote(data))
@@ -157,6 +165,25 @@ def final_answer(
         return None
     method = _METHODS.get(found.method, "marker" if found.marked else "last_figure")
     return FinalAnswer(found.text, method, amount=amount)
+
+
+_COPULA = re.compile(r"\b(?:is|are|was|were|include|includes)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _predicate(source: str) -> FinalAnswer | None:
+    """The text after the last copula of the last sentence of the last line, if short."""
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    if not lines:
+        return None
+    sentence = _SENTENCE_END.split(lines[-1][-1000:])[-1]
+    parts = _COPULA.split(sentence)
+    if len(parts) < 2:
+        return None
+    answer = parts[-1].strip().rstrip(".!").strip(" *")
+    if not answer or len(answer) > 200:
+        return None
+    return FinalAnswer(answer, "last_figure")
 
 
 def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | None, bool]:
@@ -208,3 +235,71 @@ def _quote(data: Mapping[str, JSON]) -> str | None:
         if isinstance(value, str) and value.strip():
             return value
     return None
+
+
+SignReading = Literal["signed", "magnitude"]
+
+_SIGNED_QUESTION = re.compile(
+    r"\(\s*(?:loss|losses|expense|expenses|deficit|decrease)\s*\)"  # income (loss), (expense)
+    r"|\bchange[sd]?\b|\bdifference\b|\bgrowth\b|\bnet\s+(?:increase|decrease)\b",
+    re.IGNORECASE,
+)
+_MAGNITUDE_QUESTION = re.compile(
+    r"\b(?:loss|losses|expense|expenses|deficit|decrease|decline|outflow|impairment)\b",
+    re.IGNORECASE,
+)
+
+
+def sign_reading(question: str) -> SignReading | None:
+    """How a sign word in the answer is read, as the question makes it unambiguous.
+
+    - ``signed``: the question asks for a signed quantity: an "income (loss)", "income
+      (expense)", "increase (decrease)", a "change" or a "difference". A down word before the
+      figure ("an operating loss of $134", "an expense of 358", "decreased by 24,175") makes
+      it negative; an up word keeps it positive.
+    - ``magnitude``: the question asks for the negative item itself ("net loss", "expenses",
+      "decrease"): "a loss of 871" is 871.
+    - ``None``: no question, or neither: sign words are not read, only written signs.
+    """
+    if _SIGNED_QUESTION.search(question):
+        return "signed"
+    if _MAGNITUDE_QUESTION.search(question):
+        return "magnitude"
+    return None
+
+
+def apply_sign(amount: Amount, reading: SignReading | None) -> Amount:
+    """``amount`` with its sign word applied under ``reading`` (see :func:`sign_reading`)."""
+    if reading != "signed" or amount.cue is None or amount.cue.direction != "down":
+        return amount
+    if amount.value <= 0:
+        return amount  # "a decrease of -5" is written negative already
+    return replace(amount, value=-amount.value)
+
+
+_NAMED_UNIT = re.compile(
+    r"\bin\s+(?:(?:U\.\s?S\.|US)\s*)?(?:dollars|USD|euros|EUR|pounds|GBP|yen|JPY)\b"
+    r"|\bin\s+(?:U\.\s?S\.|US)\s*\$",
+    re.IGNORECASE,
+)
+
+
+def named_scale(question: str) -> str | None:
+    """The scale a question names for its answer: "in millions" -> ``million``; "in U.S.
+    dollars" (no scale word with it) -> ``unit``; else ``None``."""
+    declared = declared_scale(question)
+    if declared is not None:
+        return declared
+    return "unit" if _NAMED_UNIT.search(question) else None
+
+
+_YEAR_QUESTION = re.compile(
+    r"\b(?:which|what)\s+(?:fiscal\s+|calendar\s+)?year\b|\bin\s+which\s+(?:fiscal\s+)?year\b"
+    r"|^\s*when\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_year(question: str) -> bool:
+    """Whether the question's answer is a year ("In which fiscal year ...", "What year ...")."""
+    return _YEAR_QUESTION.search(question) is not None
