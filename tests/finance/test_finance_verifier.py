@@ -178,7 +178,7 @@ CASES = [
 def test_verdicts(reference: dict[str, Any], response: str, status: Status, score: float) -> None:
     verdict = FinanceVerifier().verify(Record("t", "finance", response, reference))
     assert verdict.status is status, verdict
-    assert verdict.score == pytest.approx(score)
+    assert verdict.score == round(score, 4)  # partial scores are rounded to 4 digits
 
 
 CHANGE_RULE = [
@@ -214,7 +214,7 @@ def test_field_steps_and_checks() -> None:
     ]
     checks = {c.name: c for c in verdict.checks}
     assert not checks["consistency"].passed
-    assert checks["fields"].evidence["recall"] == pytest.approx(2 / 3, abs=1e-6)
+    assert checks["fields"].evidence["recall"] == 0.6667
 
 
 MALFORMED = [

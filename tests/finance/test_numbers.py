@@ -37,6 +37,9 @@ READINGS = [
     ("€81.416 million", "81.416", 3, "million", "EUR", False),
     ("0.14136", "0.14136", 5, None, None, False),  # FinQA-style five decimals
     ("1,250.50", "1250.50", 2, None, None, False),  # trailing zero is reported precision
+    ("five million", "5000000", 0, None, None, False),  # number words (the shared reader)
+    ("413,271m", "413271", 0, "million", None, False),  # finance: a glued m is millions
+    ("3.2bn", "3.2", 1, "billion", None, False),
 ]
 
 
@@ -58,7 +61,6 @@ NOT_AMOUNTS = [
     "(see note 5",  # an open parenthesis is not a negative figure
     "1,25",  # a decimal comma is not a thousands separator
     "FY2024",  # glued to letters
-    "five million",  # words, not digits
 ]
 
 

@@ -59,12 +59,12 @@ def score_fields(task: Task, response: str, document: Document) -> Verdict:
         Check(
             "fields",
             true_pos == len(task.fields) and not extras,
-            round(f1, 6),
+            round(f1, 4),
             f"{true_pos}/{len(task.fields)} fields right, {len(extras)} extra",
             {
-                "precision": round(precision, 6),
-                "recall": round(recall, 6),
-                "f1": round(f1, 6),
+                "precision": round(precision, 4),
+                "recall": round(recall, 4),
+                "f1": round(f1, 4),
                 "missing": sorted(n for n, r in results.items() if not r.claimed),
                 "extra": extras,
             },
@@ -77,7 +77,9 @@ def score_fields(task: Task, response: str, document: Document) -> Verdict:
         StepResult(i, r.name, r.matched, 1.0 if r.matched else 0.0, r.message, r.evidence)
         for i, r in enumerate(results.values())
     )
-    return Verdict.graded(f1, tuple(checks), steps, None if f1 >= 1.0 else checks[0].message)
+    return Verdict.graded(
+        round(f1, 4), tuple(checks), steps, None if f1 >= 1.0 else checks[0].message
+    )
 
 
 def _judge(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 
 from assay.domains.finance.fields import consistency_check
@@ -22,15 +23,24 @@ from assay.verifiers.finance import (
     normalize_text,
     read_fields,
 )
+from assay.verifiers.finance.answers import apply_sign
+from assay.verifiers.finance.compare import PERCENT
 
 from assay.types import Check, Verdict
 
 _SPAN_SEPARATOR = re.compile(r"\s*(?:[,;]|\band\b|&)\s*", re.IGNORECASE)
 
 
-def score_question(task: Task, response: str, document: Document) -> Verdict:
-    """Correct or incorrect; ``unparsable`` when the response commits to no answer."""
-    found = final_answer(response)
+def score_question(task: Task, response: str, document: Document | None) -> Verdict:
+    """Correct or incorrect; ``unparsable`` when the response commits to no answer.
+
+    ``document`` is ``None`` for a FinQA or TAT-QA row (no PDF: nothing to ground on).
+    """
+    found = final_answer(
+        response,
+        year_answer=task.year_answer,
+        text_answer=bool(task.spans or task.text_answers),
+    )
     refused = _refuses(found, response)
     if not task.answerable:
         return _unanswerable(found, refused)
@@ -52,7 +62,7 @@ def score_question(task: Task, response: str, document: Document) -> Verdict:
             return Verdict.unparsable("the final answer holds no figure", (extraction,))
         answer_check = figure_check
     checks = [extraction, answer_check]
-    grounding = _grounding(found, document, task)
+    grounding = _grounding(found, document, task) if document is not None else None
     if grounding is not None:
         checks.append(grounding)
     consistency = _reasoning_check(task, response)
@@ -116,14 +126,20 @@ def _spans_check(task: Task, found: FinalAnswer) -> Check:
 
 def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
     figure = task.answer
-    amount, hedged = answer_amount(found.text)
-    if figure is None or amount is None:
+    if figure is None:
+        return None
+    amount, hedged = answer_amount(found.text, percent=figure.unit == PERCENT)
+    if amount is None:
         return None
     if hedged:
         return Check("answer", False, message=f"hedges between figures: {found.text[:80]!r}")
-    outcome = compare(amount, figure)
+    if found.amount is not None and found.amount.value == amount.value and amount.cue is None:
+        amount = replace(amount, cue=found.amount.cue)  # the sign word before it in its line
+    signed = apply_sign(amount, task.sign)
+    outcome = compare(signed, figure, named=task.named)
     evidence = {
         "given": amount.text,
+        "sign_word": amount.cue.word if amount.cue is not None and task.sign else None,
         "expected": figure.describe(),
         "tolerance": f"{figure.tolerance.normalize():f}",
     }

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from pathlib import Path
 
+from assay.domains.finance.rows import RowAnswer, finqa_answer, is_finqa, is_tatqa, tatqa_answer
+from assay.domains.finance.statement import Identity, read_identity
 from assay.verifiers.finance import Figure, Rule, read_figure, read_rules, scale_name
+from assay.verifiers.finance.answers import (
+    SignReading,
+    asks_for_year,
+    named_scale,
+    sign_reading,
+)
+from assay.verifiers.reading import is_plausible_year
 
 from assay.errors import MalformedTaskError
 from assay.types import JSON
@@ -21,6 +31,23 @@ ROOTS_ENV = "ASSAY_FINANCE_ROOTS"
 """Environment variable: extra allowed data roots, separated by ``os.pathsep``."""
 
 GROUNDING_MODES = ("score", "report")
+PDF_KEYS = frozenset(
+    [
+        "document",
+        "scale",
+        "unit",
+        "fields",
+        "rules",
+        "grounding",
+        "question",
+        "answer",
+        "answer_type",
+        "aliases",
+        "answerable",
+        "consistency",
+    ]
+)
+"""The keys of a PDF reference; any other key is an error that names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +65,8 @@ class Task:
     """A parsed finance reference.
 
     Attributes:
-        document: Resolved path of the PDF (inside an allowed root).
+        document: Resolved path of the PDF (inside an allowed root); ``None`` for a FinQA or
+            TAT-QA row, whose table and text come with the record.
         fields: Fields to extract (empty for a question).
         answer: The numeric answer of a question, if numeric.
         text_answers: Accepted text answers of a question (normalized later), if textual.
@@ -48,9 +76,15 @@ class Task:
             JSON gives beside its answer).
         scale: The task's reporting scale, for bare figures.
         grounding: ``score`` (an ungrounded citation loses its credit) or ``report``.
+        question: The question, when the reference gives one.
+        sign: How sign words in the answer are read (from the question; see
+            :func:`~assay.verifiers.finance.answers.sign_reading`).
+        named: The scale the question names for bare figures ("in U.S. dollars": ``unit``).
+        year_answer: The answer is a year (a fallback year is then the answer).
+        identity: A consistency task: the identity to compute from the document.
     """
 
-    document: Path
+    document: Path | None
     fields: tuple[FieldSpec, ...] = ()
     answer: Figure | None = None
     text_answers: tuple[str, ...] = ()
@@ -59,6 +93,11 @@ class Task:
     rules: tuple[Rule, ...] = ()
     grounding: str = "score"
     scale: str = "unit"
+    question: str = ""
+    sign: SignReading | None = None
+    named: str | None = None
+    year_answer: bool = False
+    identity: Identity | None = None
 
     @property
     def is_extraction(self) -> bool:
@@ -96,8 +135,26 @@ def parse_task(reference: JSON, roots: Sequence[Path]) -> Task:
         raise MalformedTaskError(
             f"finance reference must be an object, got {type(reference).__name__}"
         )
+    try:
+        if is_finqa(reference):
+            return _from_row(finqa_answer(reference))
+        if is_tatqa(reference):
+            return _from_row(tatqa_answer(reference))
+    except ValueError as exc:
+        raise MalformedTaskError(str(exc)) from exc
+    unknown = sorted(set(reference) - PDF_KEYS)
+    if unknown:
+        raise MalformedTaskError(
+            f"unknown finance reference key {unknown[0]!r}"
+            f"{f' (and {len(unknown) - 1} more)' if len(unknown) > 1 else ''}; "
+            f"known keys: {', '.join(sorted(PDF_KEYS))}; FinQA rows need 'qa', TAT-QA rows "
+            "'questions'"
+        )
     document = resolve_document(reference.get("document"), roots)
     try:
+        question = reference.get("question", "")
+        if not isinstance(question, str):
+            raise ValueError(f"question must be a string, got {question!r}")
         scale = scale_name(str(reference.get("scale", "unit")))
         unit = str(reference.get("unit", ""))
         rules = read_rules(reference.get("rules"))
@@ -108,11 +165,41 @@ def parse_task(reference: JSON, roots: Sequence[Path]) -> Task:
             fields = _fields(reference["fields"], scale, unit)
             _check_rule_fields(rules, fields)
             return Task(document, fields=fields, rules=rules, grounding=grounding, scale=scale)
-        return _question(
+        if "consistency" in reference:
+            identity = read_identity(reference["consistency"])
+            return Task(
+                document, grounding=grounding, scale=scale, question=question, identity=identity
+            )
+        task = _question(
             reference, document=document, scale=scale, unit=unit, rules=rules, grounding=grounding
         )
+        return _with_question(replace(task, question=question))
     except ValueError as exc:
         raise MalformedTaskError(str(exc)) from exc
+
+
+def _from_row(row: RowAnswer) -> Task:
+    task = Task(
+        None,
+        answer=row.answer,
+        text_answers=row.text_answers,
+        spans=row.spans,
+        scale=row.scale,
+        question=row.question,
+    )
+    return _with_question(task)
+
+
+def _with_question(task: Task) -> Task:
+    """The question's own rules: how sign words read, the unit it names, a year answer."""
+    question = task.question
+    year = asks_for_year(question) or any(_is_year_text(t) for t in task.text_answers)
+    return replace(task, sign=sign_reading(question), named=named_scale(question), year_answer=year)
+
+
+def _is_year_text(text: str) -> bool:
+    stripped = text.strip()
+    return stripped.isdigit() and is_plausible_year(Decimal(stripped), stripped)
 
 
 def _fields(spec: JSON, scale: str, unit: str) -> tuple[FieldSpec, ...]:
@@ -161,7 +248,9 @@ def _question(
         if not answer or not all(isinstance(a, str) and a.strip() for a in answer):
             raise ValueError("a multi-span answer must be a non-empty list of non-empty strings")
         return Task(document, spans=tuple(answer), rules=rules, grounding=grounding, scale=scale)
-    kind = reference.get("answer_type", "text" if _is_text(answer) else "number")
+    question = reference.get("question", "")
+    is_text = _is_text(answer, str(question), numeric_context=bool(unit))
+    kind = reference.get("answer_type", "text" if is_text else "number")
     if kind == "text":
         aliases = reference.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
@@ -176,7 +265,13 @@ def _question(
     return Task(document, answer=figure, rules=rules, grounding=grounding, scale=scale)
 
 
-def _is_text(answer: JSON) -> bool:
+def _is_text(answer: JSON, question: str, *, numeric_context: bool) -> bool:
+    """Whether a string answer is text: not a number, or a plausible year in a year context.
+
+    A bare four-digit answer is a year (text) only when it is a plausible year and the task is
+    not numeric in context: the question asks for a year, or there is no question and no unit.
+    ``"1500"`` thousand dollars, asked "What was stock-based compensation in 2024?", is a number.
+    """
     if isinstance(answer, Mapping) or (
         isinstance(answer, int | float) and not isinstance(answer, bool)
     ):
@@ -188,4 +283,8 @@ def _is_text(answer: JSON) -> bool:
     except ValueError:
         return True
     stripped = answer.strip()
-    return len(stripped) == 4 and stripped.isdigit()  # "2024": which year, not an amount
+    if not (stripped.isdigit() and is_plausible_year(Decimal(stripped), stripped)):
+        return False
+    if question.strip():
+        return asks_for_year(question)
+    return not numeric_context

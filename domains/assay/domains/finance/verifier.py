@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.domains.finance.fields import score_fields
+from assay.domains.finance.identity import score_identity
 from assay.domains.finance.question import score_question
 from assay.domains.finance.task import allowed_roots, parse_task
 from assay.verifiers.finance import DocumentCache, DocumentError, default_cache
@@ -41,7 +42,7 @@ class FinanceVerifier(Verifier):
     """
 
     name: ClassVar[str] = "finance"
-    version: ClassVar[str] = "1.0.1"
+    version: ClassVar[str] = "1.1.1"
     aliases: ClassVar[tuple[str, ...]] = ("finqa", "tatqa", "tat-qa", "financial_docs")
     data_sources: ClassVar[tuple[str, ...]] = (
         "finqa*",
@@ -76,8 +77,12 @@ class FinanceVerifier(Verifier):
     def verify(self, record: Record) -> Verdict:
         """Score one response; an unusable reference raises ``MalformedTaskError``."""
         task = parse_task(record.reference, allowed_roots(FIXTURES_ROOT))
+        if task.document is None:  # a FinQA or TAT-QA row: the table and text come with it
+            return score_question(task, record.response, None)
         try:
             document = self.cache.open(task.document)
+            if task.identity is not None:
+                return score_identity(task, record.response, document)
             if task.is_extraction:
                 return score_fields(task, record.response, document)
             return score_question(task, record.response, document)

@@ -1,36 +1,36 @@
 """What a response claims: a JSON object of fields, or a final answer, and whether it refuses.
 
-Final answers are looked for, in order: a JSON object with an ``answer`` key, ``\\boxed{...}``,
-the last line that starts with ``Final answer:``, ``Answer:`` or ``####``; failing those, the
-last figure in the text. Four-digit years (``in 2024``) are skipped when any other figure is
-there, so "In 2024 revenue grew by 12.5%" answers 12.5%.
+Where the final answer is and what its number is come from the shared reader
+(:func:`assay.verifiers.reading.locate_answer`, :func:`~assay.verifiers.reading.scan_numbers`;
+docs/reading.md): a JSON ``answer``, ``\\boxed{}``, "final answer is", ``Answer:``, ``####``,
+else the main clause of the last line (asides in parentheses, dates and trailing clauses are
+not the answer). Finance keeps its own rules on top: a fallback that is only a year or a date
+is no answer unless the task asks for a year; a hedge between figures; a scale header
+("(in millions)"); refusals.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from assay.verifiers.finance.numbers import (
     Amount,
     amount_from_number,
     declared_scale,
-    find_amounts,
     parse_amount,
     scale_of_label,
+    to_amount,
+    with_glued_scale,
 )
+from assay.verifiers.reading import NumberTooLargeError, locate_answer, prepare, scan_numbers
+from assay.verifiers.reading import extract_object as _extract_object
 
+from assay.blame import TOO_COSTLY, ResponseFault
 from assay.types import JSON
 
-_MAX_OBJECT_STARTS = 400
-_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
-_MARKER = re.compile(
-    r"^[ \t>*_#-]*(?:final\s+answer|answer)\s*(?:is)?\s*[:=]\s*(?P<rest>.+)$"
-    r"|^\s*####\s*(?P<hash>.+)$",
-    re.IGNORECASE | re.MULTILINE,
-)
 _REFUSAL = re.compile(
     r"""
     \b(?:cannot|can't|can\s+not|unable\s+to|not\s+able\s+to)\s+(?:be\s+)?
@@ -54,12 +54,15 @@ class FinalAnswer:
         method: How it was found (``json``, ``boxed``, ``marker``, ``last_figure``).
         page: A page the response cites for it, if any.
         quote: Evidence the response quotes for it, if any.
+        amount: The answer as one figure read in its line (its year or date role, the sign
+            word before it), when the answer is exactly one figure.
     """
 
     text: str
     method: str
     page: int | None = None
     quote: str | None = None
+    amount: Amount | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,26 +77,19 @@ class ClaimedField:
 
 
 def extract_object(text: str) -> dict[str, JSON] | None:
-    """The last JSON object in ``text`` (fenced or bare), or ``None``."""
-    decoder = json.JSONDecoder()
-    starts = [m.start() for m in re.finditer(r"\{", text)][-_MAX_OBJECT_STARTS:]
-    best: tuple[int, dict[str, JSON]] | None = None
-    for start in starts:
-        if best is not None and start < best[0]:
-            continue  # inside an object already decoded
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            best = (end, value)
-    return best[1] if best is not None else None
+    """The last JSON object in ``text`` (fenced or bare), or ``None`` (the shared reader's)."""
+    found = _extract_object(text)
+    return dict(found) if found is not None else None
 
 
 def read_value(value: JSON) -> Amount | None:
     """The amount a JSON value states: a number, or a string read like a final answer."""
     if isinstance(value, str):
-        amount = parse_amount(value)
+        try:
+            amount = parse_amount(value)
+        except NumberTooLargeError as exc:
+            message = f"the answer's number is too large to read: {exc}"
+            raise ResponseFault(TOO_COSTLY, message) from exc
         if amount is None:
             amount, hedged = answer_amount(value)
             amount = None if hedged else amount
@@ -135,40 +131,83 @@ def _scale_key(data: Mapping[str, JSON]) -> str | None:
     return (scale_of_label(label) or "") if isinstance(label, str) else ""
 
 
-def final_answer(text: str) -> FinalAnswer | None:
-    """The final answer span of a response, or ``None`` when it has none."""
-    data = extract_object(text)
-    if data is not None and "answer" in data:
-        answer = data["answer"]
-        return FinalAnswer(
-            text="" if answer is None else str(answer),
-            method="json",
-            page=_page(data.get("page")),
-            quote=_quote(data),
-        )
-    boxed = _BOXED.findall(text)
-    if boxed:
-        return FinalAnswer(boxed[-1].strip(), "boxed")
-    markers = list(_MARKER.finditer(text))
-    if markers:
-        last = markers[-1]
-        span = (last.group("rest") or last.group("hash") or "").strip()
-        return FinalAnswer(span, "marker")
-    figures = [a for a in find_amounts(text) if not a.is_year_like]
-    if figures:
-        return FinalAnswer(figures[-1].text, "last_figure")
-    return None
+_METHODS = {"json": "json", "boxed": "boxed", "whole": "last_figure"}
 
 
-def answer_amount(span: str) -> tuple[Amount | None, bool]:
-    """The figure a final-answer span states, and whether it hedges between several."""
-    figures = find_amounts(span)
-    values = [a for a in figures if not a.is_year_like] or figures
+def final_answer(
+    text: str,
+    *,
+    year_answer: bool = False,
+    text_answer: bool = False,
+    special_tokens: Iterable[str] = (),
+) -> FinalAnswer | None:
+    """The final answer span of a response, or ``None`` when it has none.
+
+    Args:
+        text: The response (decoder special tokens are removed first).
+        year_answer: The task's answer is a year: a fallback that is a year is the answer
+            ("Net income was higher in 2023"); otherwise it is no answer ("revenue for 2021
+            is not disclosed").
+        text_answer: The task's answer is a text or a list of spans: with no marked answer
+            and no figure, the predicate of the last sentence is the answer ("The segments
+            are Cloud and Devices." answers "Cloud and Devices").
+        special_tokens: More special tokens to remove.
+    """
+    found = locate_answer(text, special_tokens)
+    if found is None:
+        return _predicate(prepare(text, special_tokens)) if text_answer else None
+    if found.method == "json":
+        data = found.data or {}
+        return FinalAnswer(found.text, "json", page=_page(data.get("page")), quote=_quote(data))
+    amount = to_amount(found.figure) if found.figure is not None else None
+    fallback_year = not found.marked and amount is not None and amount.role != "value"
+    if fallback_year and not (year_answer and amount is not None and amount.role == "year"):
+        return None
+    method = _METHODS.get(found.method, "marker" if found.marked else "last_figure")
+    return FinalAnswer(found.text, method, amount=amount)
+
+
+_COPULA = re.compile(r"\b(?:is|are|was|were|include|includes)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _predicate(source: str) -> FinalAnswer | None:
+    """The text after the last copula of the last sentence of the last line, if short."""
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    if not lines:
+        return None
+    sentence = _SENTENCE_END.split(lines[-1][-1000:])[-1]
+    parts = _COPULA.split(sentence)
+    if len(parts) < 2:
+        return None
+    answer = parts[-1].strip().rstrip(".!").strip(" *")
+    if not answer or len(answer) > 200:
+        return None
+    return FinalAnswer(answer, "last_figure")
+
+
+def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | None, bool]:
+    """The figure a final-answer span states, and whether it hedges between several.
+
+    Dates are never the figure; years only when nothing else is there. When ``percent`` says
+    whether the task's answer is a percentage, the first figure of that kind is preferred.
+
+    Raises:
+        ResponseFault: the span's only numbers are too large to read.
+    """
+    scan = scan_numbers(span)
+    figures = [f for f in scan.figures if f.role != "date"]
+    values = [f for f in figures if f.role == "value"] or figures
     if not values:
+        if scan.oversized:
+            raise ResponseFault(
+                TOO_COSTLY, f"the answer's number is too large to read: {span[:80]!r}"
+            )
         return None, False
-    distinct = {(a.value, a.percent) for a in values}
+    distinct = {(f.value, f.percent) for f in values}
     hedged = len(distinct) > 1 and _HEDGE.search(span) is not None
-    first = values[0]
+    fitting = [f for f in values if percent is None or f.percent == percent]
+    first, _ = with_glued_scale(span, (fitting or values)[0])
     header = declared_scale(span)
     if first.scale is None and not first.percent and header is not None:
         first = replace(first, scale=header)  # "24.175 (in millions)"
@@ -196,3 +235,71 @@ def _quote(data: Mapping[str, JSON]) -> str | None:
         if isinstance(value, str) and value.strip():
             return value
     return None
+
+
+SignReading = Literal["signed", "magnitude"]
+
+_SIGNED_QUESTION = re.compile(
+    r"\(\s*(?:loss|losses|expense|expenses|deficit|decrease)\s*\)"  # income (loss), (expense)
+    r"|\bchange[sd]?\b|\bdifference\b|\bgrowth\b|\bnet\s+(?:increase|decrease)\b",
+    re.IGNORECASE,
+)
+_MAGNITUDE_QUESTION = re.compile(
+    r"\b(?:loss|losses|expense|expenses|deficit|decrease|decline|outflow|impairment)\b",
+    re.IGNORECASE,
+)
+
+
+def sign_reading(question: str) -> SignReading | None:
+    """How a sign word in the answer is read, as the question makes it unambiguous.
+
+    - ``signed``: the question asks for a signed quantity: an "income (loss)", "income
+      (expense)", "increase (decrease)", a "change" or a "difference". A down word before the
+      figure ("an operating loss of $134", "an expense of 358", "decreased by 24,175") makes
+      it negative; an up word keeps it positive.
+    - ``magnitude``: the question asks for the negative item itself ("net loss", "expenses",
+      "decrease"): "a loss of 871" is 871.
+    - ``None``: no question, or neither: sign words are not read, only written signs.
+    """
+    if _SIGNED_QUESTION.search(question):
+        return "signed"
+    if _MAGNITUDE_QUESTION.search(question):
+        return "magnitude"
+    return None
+
+
+def apply_sign(amount: Amount, reading: SignReading | None) -> Amount:
+    """``amount`` with its sign word applied under ``reading`` (see :func:`sign_reading`)."""
+    if reading != "signed" or amount.cue is None or amount.cue.direction != "down":
+        return amount
+    if amount.value <= 0:
+        return amount  # "a decrease of -5" is written negative already
+    return replace(amount, value=-amount.value)
+
+
+_NAMED_UNIT = re.compile(
+    r"\bin\s+(?:(?:U\.\s?S\.|US)\s*)?(?:dollars|USD|euros|EUR|pounds|GBP|yen|JPY)\b"
+    r"|\bin\s+(?:U\.\s?S\.|US)\s*\$",
+    re.IGNORECASE,
+)
+
+
+def named_scale(question: str) -> str | None:
+    """The scale a question names for its answer: "in millions" -> ``million``; "in U.S.
+    dollars" (no scale word with it) -> ``unit``; else ``None``."""
+    declared = declared_scale(question)
+    if declared is not None:
+        return declared
+    return "unit" if _NAMED_UNIT.search(question) else None
+
+
+_YEAR_QUESTION = re.compile(
+    r"\b(?:which|what)\s+(?:fiscal\s+|calendar\s+)?year\b|\bin\s+which\s+(?:fiscal\s+)?year\b"
+    r"|^\s*when\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_year(question: str) -> bool:
+    """Whether the question's answer is a year ("In which fiscal year ...", "What year ...")."""
+    return _YEAR_QUESTION.search(question) is not None

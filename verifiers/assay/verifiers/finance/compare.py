@@ -26,17 +26,17 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from assay.verifiers.finance.numbers import (
-    CURRENCY_SYMBOLS,
     SCALES,
     Amount,
     amount_from_number,
     parse_amount,
     scale_name,
 )
+from assay.verifiers.reading import CURRENCIES, NumberTooLargeError
 
 PERCENT = "percent"
 _HUNDRED = Decimal(100)
-_CURRENCIES = frozenset(CURRENCY_SYMBOLS.values())
+_CURRENCIES = frozenset(CURRENCIES.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +127,10 @@ def read_figure(spec: object, scale: str = "unit", unit: str = "") -> Figure:
 def _gold_amount(spec: object) -> Amount:
     if isinstance(spec, float) and not math.isfinite(spec):
         raise ValueError(f"a figure's value must be finite, got {spec!r}")
-    amount = amount_from_number(spec) if not isinstance(spec, str) else parse_amount(spec)
+    try:
+        amount = amount_from_number(spec) if not isinstance(spec, str) else parse_amount(spec)
+    except NumberTooLargeError as exc:
+        raise ValueError(f"a figure's value is too large to read: {exc}") from exc
     if amount is None:
         raise ValueError(f"a figure's value must be a number or a numeric string, got {spec!r}")
     return amount
@@ -139,13 +142,17 @@ def _decimals(value: object) -> int:
     return value
 
 
-def candidate_values(answer: Amount, figure: Figure, scale: str | None = None) -> list[Decimal]:
+def candidate_values(
+    answer: Amount, figure: Figure, scale: str | None = None, named: str | None = None
+) -> list[Decimal]:
     """The base-unit readings of ``answer`` that the rules allow (empty: a unit mismatch).
 
     Args:
         answer: The amount as the response wrote it.
         figure: The labelled figure it answers.
         scale: A scale the response gave separately (a JSON ``"scale"`` key).
+        named: The scale the question names ("in U.S. dollars" is ``unit``): a bare number
+            is read in it only.
     """
     if not _units_agree(answer, figure):
         return []
@@ -155,6 +162,8 @@ def candidate_values(answer: Amount, figure: Figure, scale: str | None = None) -
     if written_scale is not None:
         factor = SCALES[written_scale]
         return [answer.value * factor / (_HUNDRED if figure.unit == PERCENT else 1)]
+    if named is not None and figure.unit != PERCENT:
+        return [answer.value * SCALES[named]]
     readings = [answer.value * figure.multiplier]
     if answer.value not in readings:  # a whole amount, or a fraction for a percentage
         readings.append(answer.value)
@@ -171,9 +180,14 @@ def _units_agree(answer: Amount, figure: Figure) -> bool:
     return True
 
 
-def compare(answer: Amount, figure: Figure, scale: str | None = None) -> Comparison:
-    """Whether ``answer`` states ``figure`` within half a unit of its reported precision."""
-    readings = candidate_values(answer, figure, scale)
+def compare(
+    answer: Amount, figure: Figure, scale: str | None = None, named: str | None = None
+) -> Comparison:
+    """Whether ``answer`` states ``figure`` within half a unit of its reported precision.
+
+    ``scale`` and ``named`` are as in :func:`candidate_values`.
+    """
+    readings = candidate_values(answer, figure, scale, named)
     if not readings:
         return Comparison(False, f"{answer.text!r} is in another unit than {figure.describe()}")
     for reading in readings:

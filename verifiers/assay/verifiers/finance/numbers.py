@@ -1,19 +1,20 @@
-"""Reading amounts the way financial documents and model answers write them.
+"""Finance's own number rules, on the shared reader :mod:`assay.verifiers.reading`.
 
-An :class:`Amount` keeps what was written (digits, decimals, sign, currency, scale word,
-percent sign) so a comparison can tell ``1.2 million`` from a bare ``1.2`` and knows the
-precision a figure was reported at. Handled: parentheses negatives ``(1,250)``, a Unicode
-minus ``−5`` (U+2212) or en dash, ``-(5)`` and ``$(5)`` and ``$-5``, currency symbols and
-codes, thousands separators, scale words (``1.2 million``, ``$3bn``, ``450k``), percent signs
-and words. Four-digit years (``2024``, ``FY2023``) are flagged so answer extraction can skip them.
+What a written number is (separators, parentheses negatives, Unicode minus, currency marks,
+scale words, percent, dates and years) is the shared reader's; see docs/reading.md. This
+module keeps what is finance's: an :class:`Amount` (the reader's figure with the fields a
+comparison needs), JSON numbers as amounts, and reporting-scale labels ("in thousands").
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from assay.verifiers.reading import Figure as ReadFigure
+from assay.verifiers.reading import SignCue, read_number, scan_numbers
 
 SCALES: dict[str, Decimal] = {
     "unit": Decimal(1),
@@ -25,57 +26,19 @@ SCALES: dict[str, Decimal] = {
 """Named reporting scales and their multipliers."""
 
 _SCALE_WORDS: dict[str, str] = {
-    "thousand": "thousand",
     "thousands": "thousand",
     "k": "thousand",
-    "million": "million",
     "millions": "million",
     "mn": "million",
     "mm": "million",
     "m": "million",
-    "billion": "billion",
     "billions": "billion",
     "bn": "billion",
     "b": "billion",
-    "trillion": "trillion",
     "trillions": "trillion",
     "tn": "trillion",
 }
-
-CURRENCY_SYMBOLS: dict[str, str] = {
-    "$": "USD",
-    "us$": "USD",
-    "usd": "USD",
-    "€": "EUR",
-    "eur": "EUR",
-    "£": "GBP",
-    "gbp": "GBP",
-    "¥": "JPY",
-    "jpy": "JPY",
-    "chf": "CHF",
-    "cad": "CAD",
-    "c$": "CAD",
-}
-
-_MINUS = "-−–‒"  # hyphen-minus, U+2212 minus sign, en dash, figure dash
-_AMOUNT = re.compile(
-    r"""
-    (?<![\w.,])
-    (?P<neg1>[-−–‒])?
-    (?P<open>\()?
-    (?P<neg2>[-−–‒])?
-    (?P<cur>US\$|C\$|[$€£¥]|(?:USD|EUR|GBP|JPY|CHF|CAD)(?=[\s\d(−–‒-]))?\s?
-    (?P<neg3>[-−–‒])?
-    (?P<open2>\()?
-    (?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
-    (?P<close>\))?
-    (?P<pct>\s?%|\s(?:percent|per\scent)\b)?
-    (?P<scale>\s?(?:thousands?|millions?|billions?|trillions?|bn|mn|mm|tn|[kmb])\b)?
-    (?P<cur2>\s(?:USD|EUR|GBP|JPY|CHF|CAD)\b)?
-    (?![\w,]*\d)
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
+"""Labels a reference or a JSON ``scale`` key may use for a scale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +54,8 @@ class Amount:
         percent: Whether a percent sign or word followed the number.
         text: The matched text.
         start: Offset of the match in the scanned text.
+        role: The reader's role: ``value``, ``year`` ("in 2024") or ``date``.
+        cue: The sign word written before it ("a decrease of"), never applied here.
     """
 
     value: Decimal
@@ -100,18 +65,28 @@ class Amount:
     percent: bool = False
     text: str = ""
     start: int = 0
+    role: str = "value"
+    cue: SignCue | None = None
 
     @property
     def is_year_like(self) -> bool:
-        """A bare four-digit integer between 1900 and 2100: read as a year, not a value."""
-        return (
-            self.decimals == 0
-            and self.scale is None
-            and self.currency is None
-            and not self.percent
-            and re.fullmatch(r"[12]\d{3}", self.text.strip()) is not None
-            and 1900 <= self.value <= 2100
-        )
+        """A year mention in its context ("in 2024", "FY2023"): the reader's ``year`` role."""
+        return self.role == "year"
+
+
+def to_amount(figure: ReadFigure) -> Amount:
+    """The :class:`Amount` of a figure of the shared reader."""
+    return Amount(
+        value=figure.value,
+        decimals=figure.decimals,
+        scale=figure.scale,
+        currency=figure.currency,
+        percent=figure.percent,
+        text=figure.text,
+        start=figure.start,
+        role=figure.role,
+        cue=figure.cue,
+    )
 
 
 def amount_from_number(value: object) -> Amount | None:
@@ -163,53 +138,45 @@ def scale_of_label(label: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_GLUED_SCALE = re.compile(r"(mm|m|bn|b)(?![A-Za-z])")
+"""Finance's own: a scale letter glued to a figure ("413,271m", "3.2b") is millions/billions
+(the shared reader reads a bare "5m" as five metres and takes it only after a currency)."""
+
+
+def with_glued_scale(text: str, figure: ReadFigure) -> tuple[Amount, int]:
+    """``figure`` as an amount, with a glued scale letter read; and where the amount ends."""
+    amount = to_amount(figure)
+    if figure.scale is not None or figure.percent or figure.role != "value":
+        return amount, figure.end
+    glued = _GLUED_SCALE.match(text, figure.end)
+    if glued is None:
+        return amount, figure.end
+    scale = _SCALE_WORDS[glued.group(1)]
+    return replace(amount, scale=scale, text=amount.text + glued.group(1)), glued.end()
+
+
 def find_amounts(text: str) -> list[Amount]:
-    """Every amount in ``text``, in order (years included; see :attr:`Amount.is_year_like`)."""
-    found = []
-    for match in _AMOUNT.finditer(text):
-        amount = _from_match(match)
-        if amount is not None:
-            found.append(amount)
-    return found
+    """Every amount in ``text``, in order, dates excluded (years kept, see ``is_year_like``)."""
+    return [with_glued_scale(text, f)[0] for f in scan_numbers(text).figures if f.role != "date"]
 
 
 def parse_amount(text: str) -> Amount | None:
-    """The amount ``text`` consists of (surrounding space and a final period allowed)."""
-    stripped = text.strip().rstrip(".").strip()
-    match = _AMOUNT.fullmatch(stripped)
-    if match is None:
+    """The amount ``text`` consists of (surrounding space and a final period allowed).
+
+    Raises:
+        NumberTooLargeError: ``text`` is one number too large to read.
+    """
+    figure = read_number(text)
+    if figure is None:
+        stripped = text.strip().rstrip(".").strip()
+        figures = scan_numbers(stripped).figures
+        if len(figures) == 1 and figures[0].start == 0:
+            amount, end = with_glued_scale(stripped, figures[0])
+            if end == len(stripped):
+                return amount
         return None
-    return _from_match(match)
-
-
-def _from_match(match: re.Match[str]) -> Amount | None:
-    groups = match.groupdict()
-    opened = bool(groups["open"] or groups["open2"])
-    closed = bool(groups["close"])
-    if opened and not closed:
-        return None  # "(see note 5" is not a negative figure
-    digits = (groups["num"] or "").replace(",", "")
-    try:
-        value = Decimal(digits)
-    except InvalidOperation:
+    if figure.role == "date":
         return None
-    negative = opened or any(groups[key] for key in ("neg1", "neg2", "neg3"))
-    scale_word = (groups["scale"] or "").strip().lower()
-    currency = groups["cur"] or (groups["cur2"] or "").strip()
-    text = match.group(0)
-    if closed and not opened:  # "5)" of a list item: the parenthesis is not part of it
-        text = text.replace(")", "")
-    return Amount(
-        value=-value if negative else value,
-        decimals=len(digits.split(".")[1]) if "." in digits else 0,
-        scale=_SCALE_WORDS.get(scale_word) if scale_word else None,
-        currency=CURRENCY_SYMBOLS.get(currency.lower()) if currency else None,
-        percent=bool(groups["pct"]),
-        text=text.strip(),
-        start=match.start(),
-    )
-
-
-def normalize_minus(text: str) -> str:
-    """``text`` with every minus-like dash turned into ``-`` (for quote matching)."""
-    return text.translate({ord(c): "-" for c in _MINUS})
+    if figure.role == "year" and not figure.text.strip().isdigit():
+        return None  # "FY2024" names a year, it is no amount
+    return to_amount(figure)

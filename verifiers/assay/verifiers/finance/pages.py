@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay.verifiers.finance.numbers import Amount, find_amounts, normalize_minus
+from assay.verifiers.finance.numbers import Amount, find_amounts
 
 if TYPE_CHECKING:
     from pdfplumber.page import Page
@@ -24,6 +24,7 @@ _SCALE_HEADER = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+_DASHES = {ord(c): "-" for c in "\u2212\u2013\u2012"}
 _SHORT_SCALES = {"000": "thousand", "000s": "thousand", "'000": "thousand", "’000": "thousand"}
 
 
@@ -55,7 +56,7 @@ class PageContent:
 
 def squash(text: str) -> str:
     """Whitespace collapsed, dashes unified, case folded."""
-    return " ".join(normalize_minus(text).casefold().split())
+    return " ".join(text.translate(_DASHES).casefold().split())
 
 
 def page_scales(text: str) -> tuple[str, ...]:
