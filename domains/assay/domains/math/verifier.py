@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.verifiers.math import CompareOptions, grade, prepare_gold, warm_up
+from assay.verifiers.math.grade import grade_identical
 
 from assay.errors import MalformedTaskError
 from assay.types import JSON, Record, Verdict
@@ -24,9 +25,13 @@ class MathVerifier(Verifier):
     dict with ``answer`` (or ``ground_truth``) and optional keys:
 
     - ``tolerance``: relative tolerance for inexact (decimal) numbers, default ``1e-6``;
-      exact values (integers, fractions, radicals, ``\\pi``) always compare exactly.
-    - ``percent_as_fraction``: ``true`` lets ``50\\%`` equal ``0.5`` (by default the
-      percent sign is ignored: ``50\\%`` equals ``50``).
+      exact values (integers, fractions, radicals, ``\\pi``) always compare exactly. Without
+      it, a plain decimal reference (``1621.9750``) is compared at the precision it is
+      written with and an integer reference exactly; with it, the tolerance decides.
+    - ``percent_as_fraction``: ``true`` also lets an answer ``50\\%`` equal a reference
+      ``0.5``. Without it a percent reference still equals its bare number and its fraction
+      (``50\\%``, ``50`` and ``0.5``), and an answer's percent sign is ignored (``50\\%``
+      equals ``50``, not ``0.5``).
     - ``ordered``: ``true`` makes bare lists (``1, 2``) ordered, ``false`` makes tuples
       unordered; by default lists and sets are unordered and tuples ordered.
 
@@ -45,7 +50,7 @@ class MathVerifier(Verifier):
     """
 
     name: ClassVar[str] = "math"
-    version: ClassVar[str] = "1.0.2"
+    version: ClassVar[str] = "1.2.0"
     aliases: ClassVar[tuple[str, ...]] = ("gsm8k", "competition_math")
     data_sources: ClassVar[tuple[str, ...]] = (
         "lighteval/MATH",
@@ -71,6 +76,9 @@ class MathVerifier(Verifier):
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
         answer, options = read_reference(record.reference)
+        identical = grade_identical(record.response, answer, options)  # before any evaluation
+        if identical is not None:
+            return identical
         return grade(record.response, prepare_gold(answer), options)
 
 
@@ -92,6 +100,7 @@ def read_reference(reference: JSON) -> tuple[str, CompareOptions]:
         raise MalformedTaskError("math reference has no 'answer' (or 'ground_truth')")
     options = CompareOptions(
         tolerance=_tolerance(reference.get("tolerance")),
+        written_precision=reference.get("tolerance") is None,
         percent_as_fraction=_flag(reference, "percent_as_fraction") is True,
         ordered=_flag(reference, "ordered"),
     )
