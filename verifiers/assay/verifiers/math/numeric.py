@@ -36,41 +36,93 @@ SEED = 20240611
 
 
 def compare_scalars(gold: Scalar, answer: Scalar, options: CompareOptions) -> Equivalence:
-    """Compare two scalars, trying the ``percent_as_fraction`` readings when allowed."""
-    result: Equivalence | None = None
+    """Compare two scalars, also reading a gold percent as its fraction (see :func:`_readings`).
+
+    When no reading is equal, the outcome of the plain reading is reported.
+    """
+    first: Equivalence | None = None
     for gold_reading, answer_reading, note in _readings(gold, answer, options):
-        result = _compare(gold_reading, answer_reading, options.tolerance)
+        result = _compare(gold_reading, answer_reading, options, strict=gold_reading is not gold)
         if result.equal:
             return Equivalence(True, result.method, result.detail + note)
-    if result is None:  # unreachable: _readings always yields the plain reading first
+        first = first or result
+    if first is None:  # unreachable: _readings always yields the plain reading first
         raise RuntimeError("no reading to compare")
-    return result
+    return first
 
 
 def _readings(
     gold: Scalar, answer: Scalar, options: CompareOptions
 ) -> Iterator[tuple[Scalar, Scalar, str]]:
+    """The plain reading (a percent sign ignored), then the fraction readings.
+
+    A gold percent equals its fraction when the answer has no percent sign (``10\\%`` and
+    ``0.1``; ``0.1\\%`` is not ``10\\%``). With ``percent_as_fraction``, an answer percent
+    also equals a gold fraction (``0.1`` and ``10\\%``). Never the x100 confusion: a gold
+    ``10`` without a percent sign is not ``0.1``.
+    """
     yield gold, answer, ""
-    if options.percent_as_fraction:
-        if gold.percent:
-            yield _hundredth(gold), answer, " (gold percent read as a fraction)"
-        if answer.percent:
-            yield gold, _hundredth(answer), " (answer percent read as a fraction)"
+    if gold.percent and not answer.percent:
+        yield _hundredth(gold), answer, " (the percent gold read as a fraction)"
+    if options.percent_as_fraction and answer.percent and not gold.percent:
+        yield gold, _hundredth(answer), " (answer percent read as a fraction)"
 
 
 def _hundredth(value: Scalar) -> Scalar:
     if isinstance(value, Number):
-        return Number(value.value / 100, value.exact)
+        decimals = None if value.decimals is None else value.decimals + 2
+        return Number(value.value / 100, value.exact, decimals=decimals)
     import sympy
 
     return Expression(value.expr / sympy.Integer(100), value.exact, source=value.source)
 
 
-def _compare(gold: Scalar, answer: Scalar, tolerance: Fraction) -> Equivalence:
+def _compare(
+    gold: Scalar, answer: Scalar, options: CompareOptions, *, strict: bool = False
+) -> Equivalence:
+    """One reading; ``strict``: the gold is the fraction of an exact percent (``25\\%``)."""
     exact = gold.exact and answer.exact
     if isinstance(gold, Number) and isinstance(answer, Number):
-        return compare_fractions(gold.value, answer.value, exact, tolerance)
-    return compare_sympy(to_sympy(gold), to_sympy(answer), exact, tolerance)
+        if options.written_precision:
+            if gold.decimals is not None:
+                return compare_at_precision(gold.value, answer.value, gold.decimals)
+            if gold.exact and (strict or gold.value.denominator == 1):
+                exact = True  # an integer gold (or percent) is exact, whatever the answer's form
+        return compare_fractions(gold.value, answer.value, exact, options.tolerance)
+    return compare_sympy(to_sympy(gold), to_sympy(answer), exact, options.tolerance)
+
+
+def compare_at_precision(gold: Fraction, answer: Fraction, decimals: int) -> Equivalence:
+    """Equal when the answer, rounded half away from zero to ``decimals``, is the gold.
+
+    The gold's written precision rules: a more precise answer that rounds to it is right
+    (``3.1415926`` for ``3.14159``), a less precise one is compared as written (``3.14`` is
+    ``3.14000``, not ``3.14159``), and the relative tolerance plays no part (``1234567.0`` is
+    not ``1234567.1``).
+
+    Example:
+        >>> compare_at_precision(Fraction("1621.9750"), Fraction("1621.9751"), 4).equal
+        False
+        >>> compare_at_precision(Fraction("3.14159"), Fraction("3.1415926"), 5).equal
+        True
+    """
+    scale = 10**decimals
+    scaled = abs(answer) * scale
+    rounded = Fraction(int(scaled + Fraction(1, 2)), scale) * (-1 if answer < 0 else 1)
+    places = f"{decimals} decimal{'s' if decimals != 1 else ''}"
+    if rounded == gold:
+        return Equivalence(True, "numeric", f"equal at the gold's {places}")
+    detail = f"at the gold's {places}: {_shown(rounded)} vs {_shown(gold)}"
+    return Equivalence(False, "numeric", detail)
+
+
+def _shown(value: Fraction) -> str:
+    """``value`` for a message; one too large for a float is described by its size."""
+    try:
+        return display(float(value))
+    except OverflowError:
+        digits = int((abs(value.numerator) // value.denominator).bit_length() * 0.30103) + 1
+        return f"{'-' if value < 0 else ''}a number of about {digits} digits"
 
 
 def to_sympy(value: Scalar) -> Any:

@@ -20,8 +20,15 @@ class CompareOptions:
         tolerance: Relative tolerance used when either side is inexact (a decimal literal such
             as ``3.14`` or ``1e-7``). Exact values (integers, fractions, radicals, ``\\pi``)
             are compared exactly. ``0`` demands equal values.
-        percent_as_fraction: Also read ``50\\%`` as ``0.5`` (by default a percent sign is
-            ignored: ``50\\%`` equals ``50`` but not ``0.5``).
+        percent_as_fraction: Also read an answer's ``50\\%`` as ``0.5`` against a gold that
+            is no percent (``0.5``). Always, flag or not: a gold percent equals its bare
+            number (``50\\%`` and ``50``) and its fraction (``50\\%`` and ``0.5``, issue 15);
+            an answer percent against a gold without one is compared as its bare number.
+        written_precision: Compare with a gold plain decimal (``1621.9750``) at the precision
+            it is written with, and with a gold integer exactly (see
+            :func:`~assay.verifiers.math.numeric.compare_at_precision`); the relative
+            ``tolerance`` then serves the other inexact comparisons only. False when the
+            reference sets its own ``tolerance``: the task's tolerance is its precision.
         ordered: ``None`` keeps the natural reading (sets and bare lists ``1, 2`` unordered,
             tuples ``(1, 2)`` ordered); ``True`` makes bare lists ordered too; ``False``
             makes tuples and lists unordered. Sets are always unordered.
@@ -30,6 +37,7 @@ class CompareOptions:
     tolerance: Fraction = DEFAULT_TOLERANCE
     percent_as_fraction: bool = False
     ordered: bool | None = None
+    written_precision: bool = True
 
 
 @dataclass(frozen=True, slots=True)

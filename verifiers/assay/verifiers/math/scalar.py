@@ -76,7 +76,14 @@ def parse_number(text: str) -> Number | None:
     if value is None:
         return None
     number, exact = value
-    return Number(number, exact=exact, percent=percent is not None)
+    return Number(number, exact, percent is not None, decimals=written_decimals(body))
+
+
+def written_decimals(body: str) -> int | None:
+    """The digits after the point of a plain decimal literal (``1.50``: 2); else None."""
+    if not _DECIMAL.match(body) or "." not in body or any(c in body for c in "eE"):
+        return None
+    return len(body) - body.index(".") - 1
 
 
 def _literal_value(body: str) -> tuple[Fraction, bool] | None:

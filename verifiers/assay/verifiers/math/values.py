@@ -8,7 +8,7 @@ sympy expressions; the other kinds are built from them.
 from __future__ import annotations
 
 import decimal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -45,12 +45,16 @@ class Number:
         value: The exact value of the literal (``0.1`` is ``1/10``).
         exact: False for decimal or scientific literals, which compare with a tolerance.
         percent: The literal carried a percent sign.
+        decimals: For a plain decimal literal (``1621.9750``, not ``1.5e-3``): the digits
+            written after its point (4); None otherwise. A gold answer with decimals is
+            compared at that precision (:mod:`~assay.verifiers.math.numeric`).
     """
 
     value: Fraction
     exact: bool = True
     percent: bool = False
     kind: Literal["number"] = "number"
+    decimals: int | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         text = display(self.value) if self.exact else _decimal_text(self.value)

@@ -70,7 +70,9 @@ _FILLER = re.compile(
     r"^(?:either|approximately|about|exactly|roughly|just|simply|equal\s+to|=)\s+", re.IGNORECASE
 )
 _JUSTIFICATION = re.compile(
-    r"\b(?:because|since|as|where|which|for\s+example)\b|\bi\.e\.|\be\.g\.", re.IGNORECASE
+    r"\b(?:because|since|as|where|which(?!\s+(?:gives|equals|makes|totals|comes\s+to|amounts\s+to))"
+    r"|for\s+example)\b|\bi\.e\.|\be\.g\.",
+    re.IGNORECASE,
 )
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*$\\])")
 _BOLD = re.compile(r"\*\*(?P<text>[^*]+?)\*\*")
