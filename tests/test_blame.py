@@ -3,7 +3,7 @@
 The probe verifier's response is a command; ``owned:<command>`` runs it as response-owned work
 (:class:`assay.blame.response_owned`). Each row says what the response did, the status, the
 failed check, and whether the default reward spec masks it. Domain rows (math, agent) live in
-tests/math/test_attacks_cost.py and tests/agent/test_attacks_budget.py.
+tests/math/test_math_attacks_cost.py and tests/agent/test_agent_attacks_budget.py.
 """
 
 from __future__ import annotations
