@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -84,6 +85,14 @@ class ProbeVerifier(Verifier):
                 time.sleep(0.01)
         if command == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
+        if command == "slow-oom":  # fills the memory cap, then stalls: a slow machine's blow-up
+            held = []
+            with contextlib.suppress(MemoryError):
+                while True:
+                    held.append(bytearray(16 * 1024 * 1024))
+            del held[-2:]  # room to breathe: now the time limit, not the cap, ends it
+            while True:
+                time.sleep(0.05)
         if command == "oom":
             hog = [bytearray(64 * 1024 * 1024) for _ in range(10_000)]
             return Verdict.correct(message=str(len(hog)))  # type: ignore[call-arg]

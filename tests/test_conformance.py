@@ -2,7 +2,8 @@
 
 Gold answers must come out ``correct`` and known-bad ones must not; each case's
 ``meta.expected_status`` is the exact status expected, and a ``partial`` case's score is pinned by
-``meta.expected_score`` (within 1e-6) or bounded by ``meta.expected_score_range``. The verdicts come from the session's one
+``meta.expected_score`` (within ``SCORE_TOLERANCE``: finance rounds scores to 4 digits) or
+bounded by ``meta.expected_score_range``. The verdicts come from the session's one
 ``assay eval`` run (tests/bundled_eval.py), which scores every case through the worker pool.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from bundled_eval import EvalOutput
 
+from assay.evaluation.cases import SCORE_TOLERANCE
 from assay.registry import list_domains
 from assay.testing import Conformance
 
@@ -46,9 +48,6 @@ def verdicts(bundled: EvalOutput) -> dict[str, tuple[str, float]]:
     verdicts = bundled.verdicts()
     assert verdicts, bundled.stdout
     return verdicts
-
-
-SCORE_TOLERANCE = 1e-6
 
 
 @pytest.mark.parametrize("case", [case for _, case in CASES], ids=[case["id"] for _, case in CASES])

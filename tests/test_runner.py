@@ -29,10 +29,12 @@ def _rows(*commands: str) -> list[RawRow]:
         ("ignore-term", "timeout", "time limit"),  # SIGTERM ignored: SIGKILL still ends it
         ("crash", "error", "SIGSEGV"),  # a segfault is retried once then reported, not hidden
         ("oom", "error", "memory"),  # a memory blow-up hits the worker cap
+        # a blow-up that the time limit ends (a slow machine): still memory, not timeout
+        ("slow-oom", "error", "memory"),
         ("raise", "error", "ZeroDivisionError"),  # a verifier bug is masked, never a silent 0
         ("malformed", "error", "malformed task"),  # a bad task is the task's fault
     ],
-    ids=["ok", "wrong", "spin", "ignore-term", "crash", "oom", "raise", "malformed"],
+    ids=["ok", "wrong", "spin", "ignore-term", "crash", "oom", "slow-oom", "raise", "malformed"],
 )
 def test_each_failure_is_a_typed_verdict(
     probe_scorer: Scorer, command: str, status: str, message: str | None

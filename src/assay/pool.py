@@ -390,20 +390,34 @@ class WorkerPool:
                 worker.deadline = min(now + job.timeout_s - own, worker.hard_deadline)
                 continue
             worker.inflight.popleft()
+            vm_mb = _address_space_mb(worker.process.pid)  # before the kill: /proc goes with it
             _kill(worker)  # first: the board is read once nothing can write it
             wall = now - worker.item_started
-            verdict = self._limit_verdict(worker, job, own, wall)
+            verdict = self._limit_verdict(worker, job, own, wall, vm_mb)
             self._done.append((job.seq, _result(job, verdict, wall * 1000.0)))
             self._replace(worker, reason=f"item {job.record.id!r} ran past its limit")
 
-    def _limit_verdict(self, worker: _Worker, job: Job, own: float, wall: float) -> Verdict:
-        """``incorrect`` when the worker was killed in response-owned work, else ``timeout``."""
+    def _limit_verdict(
+        self, worker: _Worker, job: Job, own: float, wall: float, vm_mb: int | None
+    ) -> Verdict:
+        """``incorrect`` when the worker was killed in response-owned work, else ``timeout``.
+
+        A worker whose address space was at its memory cap when the time ran out was blowing up
+        its memory, not looping: the verdict says so (``error`` naming the memory cap, as when
+        the cap is hit first), so it does not depend on which limit a slow machine hits first.
+        """
         limit = job.timeout_s
         evidence = {"limit_s": limit, "own_s": round(own, 3), "wall_s": round(wall, 3)}
         phase = worker.board.read()
         if phase is not None and phase.seq == job.seq:
             message = f"{phase.what}: ran past the item's {limit:g} s time limit"
             return response_fault(phase.check, message, {**evidence, "work": phase.what})
+        cap = self.config.memory_mb
+        if cap and vm_mb is not None and vm_mb >= MEMORY_NEAR_CAP * cap:
+            return Verdict.error(
+                f"the verifier ran out of memory (worker memory cap {cap} MB: {vm_mb} MB in use "
+                f"when its {limit:g} s time limit ran out)"
+            )
         return Verdict.timeout(
             f"exceeded the {limit:g} s time limit ({own:.3g} s own time, {wall:.3g} s wall-clock)"
         )
@@ -458,6 +472,22 @@ class WorkerPool:
         index = self._workers.index(worker)
         self._workers[index] = self._spawn()
         log.debug("replaced worker: %s", reason)
+
+
+MEMORY_NEAR_CAP = 0.9
+"""Share of the memory cap in use at a time-limit kill that makes it a memory blow-up."""
+
+
+def _address_space_mb(pid: int) -> int | None:
+    """The address space (``VmSize``) of a process in MB, or None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _kill(worker: _Worker) -> None:

@@ -18,8 +18,9 @@ from pathlib import Path
 from assay.errors import InputError
 from assay.types import JSON, Result, Status
 
-SCORE_TOLERANCE = 1e-6
-"""How far a score may be from ``meta.expected_score`` (or outside the range) and still agree."""
+SCORE_TOLERANCE = 5e-5
+"""How far a score may be from ``meta.expected_score`` (or outside the range) and still agree:
+finance reports scores rounded to 4 digits."""
 
 HOSTILE_CATEGORIES = frozenset({"hostile", "adversarial", "hack", "reward_hack"})
 """``meta.category`` values that mark an adversarial attempt."""
