@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import signal
 import time
@@ -85,12 +86,13 @@ class ProbeVerifier(Verifier):
                 time.sleep(0.01)
         if command == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
-        if command == "slow-oom":  # fills the memory cap, then stalls: a slow machine's blow-up
-            held = []
-            with contextlib.suppress(MemoryError):
+        if command == "slow-oom":  # takes the memory cap, then stalls: a slow machine's blow-up
+            held = []  # untouched anonymous maps: the address space fills at once, the RAM not
+            with contextlib.suppress(MemoryError, OSError):
                 while True:
-                    held.append(bytearray(16 * 1024 * 1024))
-            del held[-2:]  # room to breathe: now the time limit, not the cap, ends it
+                    held.append(mmap.mmap(-1, 16 * 1024 * 1024))
+            for region in held[-2:]:  # room to breathe: now the time limit, not the cap, ends it
+                region.close()
             while True:
                 time.sleep(0.05)
         if command == "oom":
