@@ -19,7 +19,7 @@ OWNED = "owned:"
 
 class ProbeVerifier(Verifier):
     """``response`` is a command: ``ok``, ``wrong``, ``sleep:<s>``, ``spin``, ``crash``,
-    ``oom``, ``raise``, ``malformed``, ``pid``, ``ignore-term``, and for blame:
+    ``oom``, ``fill-oom``, ``raise``, ``malformed``, ``pid``, ``ignore-term``, and for blame:
 
     - ``owned:<command>``: the command inside :class:`assay.blame.response_owned`;
     - ``recurse``, ``overflow``, ``bigint``: a recursion, a float overflow, an int too long
@@ -95,9 +95,12 @@ class ProbeVerifier(Verifier):
                 region.close()
             while True:
                 time.sleep(0.05)
-        if command == "oom":
-            hog = [bytearray(64 * 1024 * 1024) for _ in range(10_000)]
+        if command == "oom":  # calloc'd, untouched: the cap is hit at once on any machine
+            hog = [bytes(64 * 1024 * 1024) for _ in range(10_000)]
             return Verdict.correct(message=str(len(hog)))  # type: ignore[call-arg]
+        if command == "fill-oom":  # every page written: a loaded machine may hit the time first
+            filled = [bytearray(64 * 1024 * 1024) for _ in range(10_000)]
+            return Verdict.correct(message=str(len(filled)))  # type: ignore[call-arg]
         if command == "raise":
             raise ZeroDivisionError("probe bug")
         if command == "malformed":

@@ -147,7 +147,7 @@ def test_owned_memory_blow_up_is_one_verdict_whichever_limit_comes_first(
     """0.3 s: the time limit ends it before 1 GB is filled; 60 s: the memory cap ends it."""
     options = ScoreOptions(workers=1, memory_mb=1024, timeout_s=timeout_s)
     with Scorer(options, probe_registry) as scorer:
-        (result,) = scorer.score_rows(_rows("owned:oom"))
+        (result,) = scorer.score_rows(_rows("owned:fill-oom"))
     _assert_row(result, "incorrect", TOO_COSTLY, False)
 
 
