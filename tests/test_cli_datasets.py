@@ -13,8 +13,9 @@ import pytest
 
 from assay.cli import main
 
-ROWS = [{"qid": f"q{k}", "domain": "math", "answer_text": f"#### {k}", "gold": str(k)}
-        for k in range(3)]
+ROWS = [
+    {"qid": f"q{k}", "domain": "math", "answer_text": f"#### {k}", "gold": str(k)} for k in range(3)
+]
 
 
 class Ran:
@@ -52,8 +53,20 @@ def test_all_error_exits_6_with_top_errors_and_did_you_mean(tmp_path: Path, run:
 def test_named_fields_on_the_command_line_score(tmp_path: Path, run: Any) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", ROWS)
     out = tmp_path / "o.jsonl"
-    proc = run("score", str(src), "-o", str(out), "--workers", "0", "--response-field",
-               "answer_text", "--reference-field", "gold", "--id-field", "qid")
+    proc = run(
+        "score",
+        str(src),
+        "-o",
+        str(out),
+        "--workers",
+        "0",
+        "--response-field",
+        "answer_text",
+        "--reference-field",
+        "gold",
+        "--id-field",
+        "qid",
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["id"], r["status"]) for r in lines] == [(f"q{k}", "correct") for k in range(3)]
@@ -65,9 +78,11 @@ def test_named_fields_on_the_command_line_score(tmp_path: Path, run: Any) -> Non
     ids=["default-needs-all", "under-limit", "over-limit"],
 )
 def test_max_error_rate(tmp_path: Path, run: Any, max_rate: str | None, code: int) -> None:
-    rows = [{"id": "a", "domain": "math", "response": "#### 1", "reference": "1"},
-            {"id": "b", "domain": "math", "response": "#### 2", "reference": "2"},
-            {"id": "c", "domain": "math", "reference": "3"}]
+    rows = [
+        {"id": "a", "domain": "math", "response": "#### 1", "reference": "1"},
+        {"id": "b", "domain": "math", "response": "#### 2", "reference": "2"},
+        {"id": "c", "domain": "math", "reference": "3"},
+    ]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     extra = ["--max-error-rate", max_rate] if max_rate else []
     proc = run("score", str(src), "-o", str(tmp_path / "o.jsonl"), "--workers", "0", *extra)
@@ -75,8 +90,10 @@ def test_max_error_rate(tmp_path: Path, run: Any, max_rate: str | None, code: in
 
 
 def test_output_paths(tmp_path: Path, run: Any) -> None:
-    src = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "domain": "math", "response": "#### 1",
-                                               "reference": "1"}])
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [{"id": "a", "domain": "math", "response": "#### 1", "reference": "1"}],
+    )
     deep = tmp_path / "new" / "dir" / "out.jsonl"
     assert run("score", str(src), "-o", str(deep), "--workers", "0").returncode == 0
     assert json.loads(deep.read_text())["status"] == "correct"  # missing folders are made
@@ -88,12 +105,17 @@ def test_output_paths(tmp_path: Path, run: Any) -> None:
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
-    rows = [{"id": str(k), "domain": "math", "response": "#### 1", "reference": "1"}
-            for k in range(300)]
+    rows = [
+        {"id": str(k), "domain": "math", "response": "#### 1", "reference": "1"} for k in range(300)
+    ]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     proc = subprocess.run(
         f"{sys.executable} -m assay.cli score {src} --workers 0 --quiet | head -n 1",
-        shell=True, capture_output=True, text=True, timeout=300, check=False,
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.stdout.count("\n") == 1 and json.loads(proc.stdout)["id"] == "0"
     assert proc.stderr == "", proc.stderr  # no BrokenPipeError traceback

@@ -8,7 +8,6 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from assay import __version__

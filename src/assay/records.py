@@ -189,7 +189,9 @@ class RecordBuilder:
         reference = self._reference(data, response_key)
         if reference is MISSING:
             named = self.fields.reference
-            where = f"--reference-field {named!r}" if named else "or verl's reward_model.ground_truth"
+            where = (
+                f"--reference-field {named!r}" if named else "or verl's reward_model.ground_truth"
+            )
             return bad_row(row_id, domain, f"missing field 'reference' ({where})")
         if nested_deeper_than(reference):
             return bad_row(
@@ -202,7 +204,11 @@ class RecordBuilder:
             response = None  # a null response (an empty generation) is the model's: unparsable
         if response is MISSING:
             named = self.fields.response
-            where = f"missing field {named!r} (--response-field)" if named else "missing field 'response'"
+            where = (
+                f"missing field {named!r} (--response-field)"
+                if named
+                else "missing field 'response'"
+            )
             return bad_row(row_id, domain, where)
         if not isinstance(response, str):
             message = f"response must be a string, got {type(response).__name__}"
@@ -242,7 +248,8 @@ class RecordBuilder:
             return self.fields.response
         present = [key for key in RESPONSE_KEYS if key in data]
         filled = [key for key in present if data[key] is not None]
-        return (filled or present or [None])[0]
+        chosen = filled or present
+        return chosen[0] if chosen else None
 
     def _reference(self, data: Mapping[str, Any], response_key: str | None) -> JSON:
         if self.fields.reference:

@@ -144,7 +144,9 @@ class ColumnCounter:
         for row in self._rows:
             if isinstance(row.data, Mapping):
                 for key in row.data:
-                    if isinstance(key, str) and (key in self.columns or len(self.columns) < self._most):
+                    if isinstance(key, str) and (
+                        key in self.columns or len(self.columns) < self._most
+                    ):
                         self.columns[key] += 1
             yield row
 

@@ -131,7 +131,9 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
         stdio = [{"stdin": _lcb_text(c, "input"), "stdout": _lcb_text(c, "output")} for c in cases]
         return {**_options(reference), "stdio": stdio}
     if kinds != {"functional"}:
-        raise MalformedTaskError(f"LiveCodeBench test types must all be stdin or functional: {kinds}")
+        raise MalformedTaskError(
+            f"LiveCodeBench test types must all be stdin or functional: {kinds}"
+        )
     name = _lcb_function(reference.get("metadata"))
     test_cases = [
         {"args": [_json(line) for line in _lcb_text(c, "input").split("\n") if line.strip()],
@@ -240,7 +242,8 @@ def defines(code: str, name: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     return any(
-        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == name
         for node in tree.body
     )
 

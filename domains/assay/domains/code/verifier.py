@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -71,7 +72,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -264,10 +265,8 @@ def item_budget_s(record: Record) -> float:
     :data:`BUDGET_CAP_S`, so :meth:`CodeVerifier.timeout_for` always leaves slack beyond it.
     """
     reference: Mapping[str, Any] = record.reference if isinstance(record.reference, dict) else {}
-    try:
+    with contextlib.suppress(MalformedTaskError, ValueError):  # verify() reports it
         reference = from_native(reference)  # count a benchmark's own tests
-    except (MalformedTaskError, ValueError):  # verify() reports it
-        pass
     per_unit = reference.get("timeout_s", 5.0)
     valid = isinstance(per_unit, int | float) and not isinstance(per_unit, bool) and per_unit > 0
     per_unit = float(per_unit) if valid and per_unit < 1e6 else 5.0

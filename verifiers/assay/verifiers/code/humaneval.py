@@ -113,7 +113,10 @@ def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
         call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
         units.append(("check", _code([check, call]), True))
     return _Compiled(
-        compile(prelude, "<tests>", "exec"), parameter, literal_calls(check, parameter, entry_point), units
+        compile(prelude, "<tests>", "exec"),
+        parameter,
+        literal_calls(check, parameter, entry_point),
+        units,
     )
 
 
