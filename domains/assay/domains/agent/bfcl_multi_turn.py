@@ -217,35 +217,49 @@ def judge_multi_turn(task: MultiTurnTask, turns: list[list[list[ModelCall]]]) ->
     failed_names: set[str] = set()
     checks = [Check("turns", True, 1.0, "", counts)]
     passed_turns = 0
+    failure: Check | None = None
     for index, gold in enumerate(task.gold):
         for step in turns[index]:
-            log = _StepLog(index)
-            for call in step:
-                budget.step()
-                text = call if isinstance(call, str) else world.run(call)
-                name = "" if isinstance(call, str) else call.name
-                log.calls += 1
-                if is_error_result(text):
-                    log.failed += 1
-                    failed_names.add(name)
-                elif name in failed_names:
-                    log.recovered = True
-                    failed_names.discard(name)
-                so_far.append(text)
-            logs.append(log)
-        if gold:
+            logs.append(
+                _run_step(world, budget, index, step, so_far=so_far, failed_names=failed_names)
+            )
+        if failure is None and gold:  # after the first failure: run on, for the step results
             failure = _turn_failure(
                 checker, task, index, steps=turns[index], world=world, so_far=so_far
             )
-            if failure is not None:
-                checks.append(failure)
-                return Verdict.incorrect(
-                    tuple(checks), _steps(logs, passed_turns), f"turn {index}: {failure.message}"
-                )
-        passed_turns += 1
+        if failure is None:
+            passed_turns += 1
+    if failure is not None:
+        message = f"turn {failure.evidence.get('turn')}: {failure.message}"
+        return Verdict.incorrect((*checks, failure), _steps(logs, passed_turns), message)
     checks.append(Check("state", True, 1.0, "every turn's state equals the gold's"))
     checks.append(Check("results", True, 1.0, "every turn's gold results were returned"))
     return Verdict.correct(tuple(checks), _steps(logs, passed_turns))
+
+
+def _run_step(
+    world: BfclWorld,
+    budget: Budget,
+    turn: int,
+    step: list[ModelCall],
+    *,
+    so_far: list[str],
+    failed_names: set[str],
+) -> _StepLog:
+    log = _StepLog(turn)
+    for call in step:
+        budget.step()
+        text = call if isinstance(call, str) else world.run(call)
+        name = "" if isinstance(call, str) else call.name
+        log.calls += 1
+        if is_error_result(text):
+            log.failed += 1
+            failed_names.add(name)
+        elif name in failed_names:
+            log.recovered = True
+            failed_names.discard(name)
+        so_far.append(text)
+    return log
 
 
 def _turn_failure(

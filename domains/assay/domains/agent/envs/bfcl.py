@@ -125,6 +125,10 @@ def parse_calls_text(text: str) -> list[BfclCall]:
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
+        if "integer string conversion" in str(exc.msg):
+            raise ResponseFault(
+                TOO_COSTLY, f"an integer literal too long to read: {exc.msg}"[:300], {}
+            ) from None
         raise NotCallText(f"not Python call syntax: {exc.msg}: {text[:120]!r}") from None
     body = tree.body
     nodes = body.elts if isinstance(body, ast.List | ast.Tuple) else [body]
