@@ -294,3 +294,63 @@ def test_unreadable_response_is_unparsable() -> None:
     # neither steps nor BFCL's result list
     verdict = verify_multi_turn(Record("x", "agent", "I moved the file.", ENTRIES[0]))
     assert verdict.status.value == "unparsable"
+
+
+def _env_reference(number: int, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    entry = ENTRIES[number]
+    state = {k: entry[k] for k in ("involved_classes", "initial_config")}
+    goal = [{"name": name, "arguments": arguments} for name, arguments in calls]
+    return {"env": {"name": "bfcl", "state": state}, "goal": {"calls": goal}}
+
+
+def _chat(calls: list[tuple[str, dict[str, Any]]]) -> tuple[Any, ...]:
+    return (*tuple(_steps(ENTRIES[0], [calls])), {"role": "assistant", "content": "Done."})
+
+
+FS_GOLD = [("cd", {"folder": "document"}), ("mkdir", {"dir_name": "temp"}),
+           ("mv", {"source": "final_report.pdf", "destination": "temp"})]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("number", "calls", "status"),
+    [
+        (100, [("fund_account", {"amount": 2203.4})], "correct"),
+        (100, [("fund_account", {"amount": 2203.5})], "incorrect"),  # another balance
+        (0, FS_GOLD, "correct"),
+        (0, FS_GOLD[:2], "incorrect"),  # the report is never moved
+        (0, [*FS_GOLD, ("touch", {"file_name": "x.txt"})], "incorrect"),  # an extra file
+        (
+            0,
+            [
+                FS_GOLD[0],
+                ("mkdir", {"dir_name": "tmp"}),
+                ("mv", {"source": "final_report.pdf", "destination": "tmp"}),
+            ],
+            "incorrect",
+        ),
+    ],
+    ids=["fund", "fund-other-amount", "fs-gold", "fs-skip-mv", "fs-extra-file", "fs-wrong-dir"],
+)
+def test_bfcl_as_a_replay_environment(
+    number: int, calls: list[tuple[str, dict[str, Any]]], status: str
+) -> None:
+    # "env": "bfcl" with goal calls: the existing replay compares the final public state
+    gold = FS_GOLD if number == 0 else [("fund_account", {"amount": 2203.4})]
+    record = Record("x", "agent", "", _env_reference(number, gold), steps=_chat(calls))
+    verdict = run_verifier(AgentVerifier(), record).verdict
+    assert verdict.status.value == status, verdict.message
+
+
+def test_bfcl_env_tools_and_refusals() -> None:
+    # the tools are bfcl-eval's function docs; a class the task does not involve refuses
+    from assay.domains.agent.envs import get_env
+    from assay.verifiers.agent.environment import ToolError
+
+    cls = get_env("bfcl")
+    assert {"cd", "post_tweet", "fund_account", "logarithm", "book_flight"} <= set(cls.tools)
+    assert not any(name.startswith("_") for name in cls.tools)
+    env = cls(cls.base({"involved_classes": ["TradingBot"], "initial_config": {}}))
+    with pytest.raises(ToolError, match="no function named cd"):
+        env.call("cd", {"folder": "x"})
+    with pytest.raises(ToolError, match="unknown tool"):
+        env.call("_load_scenario", {})

@@ -333,7 +333,6 @@ def _isolated(method: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> st
 
 __all__ = [
     "BFCL_EVAL_VERSION", "MULTI_TURN_CLASSES", "BfclCall", "BfclWorld", "NotCallText", "Scenario",
-    "UnsafeCall",
-    "bfcl_class", "is_error_result", "parse_call_text", "parse_calls_text", "public_methods",
-    "result_text",
+    "UnsafeCall", "bfcl_class", "is_error_result", "parse_call_text", "parse_calls_text",
+    "public_methods", "result_text",
 ]  # fmt: skip
