@@ -354,3 +354,34 @@ def test_bfcl_env_tools_and_refusals() -> None:
         env.call("cd", {"folder": "x"})
     with pytest.raises(ToolError, match="unknown tool"):
         env.call("_load_scenario", {})
+
+
+def test_result_list_with_call_objects() -> None:
+    # BFCL's decoded form {"name": {arguments}} (arguments also as JSON text) reads as calls
+    entry = ENTRIES[100]
+    response = json.dumps([[[{"get_stock_info": {"symbol": "NVDA"}}]],
+                           [[{"fund_account": json.dumps({"amount": 2203.4})}]]])  # fmt: skip
+    assert verify_multi_turn(Record("x", "agent", response, entry)).status.value == "correct"
+
+
+def test_too_many_calls_is_the_responses_fault() -> None:
+    # a flood of harmless calls spends the replay budget: incorrect too_costly, not a timeout
+    entry = ENTRIES[0]
+    turns = copy.deepcopy(entry["ground_truth"])
+    turns[0] = ["pwd()"] * 1001 + turns[0]
+    verdict = _verify(entry, turns)
+    assert verdict.status.value == "incorrect"
+    assert any(c.name == "too_costly" for c in verdict.checks)
+
+
+def test_missing_bfcl_eval_is_a_masked_error_naming_the_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # without the extra, a BFCL task cannot be judged: the verifier's problem, not the response's
+    import sys
+
+    monkeypatch.setitem(sys.modules, "bfcl_eval.constants.executable_backend_config", None)
+    entry = ENTRIES[0] | {"id": "multi_turn_base_0_uncached"}
+    verdict = run_verifier(AgentVerifier(), Record("x", "agent", "[[]]", entry)).verdict
+    assert verdict.status.value == "error"
+    assert "pip install --no-deps bfcl-eval==2026.3.23" in (verdict.message or "")
