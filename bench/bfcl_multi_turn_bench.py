@@ -14,7 +14,8 @@ possible answers), four trajectories in BFCL's result form (per turn, one step o
 Each is judged by assay (:func:`assay.domains.agent.bfcl_multi_turn.verify_multi_turn`: BFCL's
 classes, safe dispatch, no eval) and by BFCL's own ``multi_turn_checker`` (its harness, which
 ``eval``s the call texts: fine here, the texts are the bench's own). Prints per category and
-kind: the count, how many assay calls correct, how many BFCL calls valid, the agreement, and
+kind: the count, how many assay calls correct, how many BFCL calls valid, the agreement (and
+the seconds each spent, side by side in the same loop), and
 for every perturbed trajectory still judged correct, why (the skipped call's result is also
 returned by another call, the changed argument gives the gold result, the extra call was
 refused). Run: ``python bench/bfcl_multi_turn_bench.py [--categories base,miss_func,...]
@@ -158,6 +159,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="entries per category (0: all)")
     args = parser.parse_args()
     total = Counter[str]()
+    seconds_spent: Counter[str] = Counter()
     for category in args.categories.split(","):
         entries = load(category)
         if args.limit:
@@ -168,8 +170,12 @@ def main() -> None:
         started = time.perf_counter()
         for number, entry in enumerate(entries):
             for kind, (turns, note) in perturb(entry, number).items():
+                tick = time.perf_counter()
                 ours, message = assay_correct(entry, turns)
+                tock = time.perf_counter()
                 theirs = bfcl_valid(entry, turns)
+                seconds_spent["assay"] += tock - tick
+                seconds_spent["bfcl"] += time.perf_counter() - tock
                 row = counts[kind]
                 row["n"] += 1
                 row["assay_correct"] += ours
@@ -192,6 +198,10 @@ def main() -> None:
         for line in disagreements[:20]:
             print(f"  DISAGREE {line}")
         print(f"  disagreements: {len(disagreements)}")
+    print(f"\n== time: assay {seconds_spent['assay']:.1f} s, BFCL's checker "
+          f"{seconds_spent['bfcl']:.1f} s (BFCL / assay = "
+          f"{seconds_spent['bfcl'] / max(seconds_spent['assay'], 1e-9):.2f}; assay replays a "
+          "task's gold once for its four trajectories, BFCL for each)")  # fmt: skip
     print("\n== all categories")
     for kind in KINDS:
         n, agree = total[f"{kind}:n"], total[f"{kind}:agree"]

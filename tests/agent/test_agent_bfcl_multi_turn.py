@@ -380,8 +380,14 @@ def test_missing_bfcl_eval_is_a_masked_error_naming_the_install(
     # without the extra, a BFCL task cannot be judged: the verifier's problem, not the response's
     import sys
 
+    from assay.domains.agent.envs.bfcl import _bfcl_module
+
     monkeypatch.setitem(sys.modules, "bfcl_eval.constants.executable_backend_config", None)
+    _bfcl_module.cache_clear()  # modules found before are cached
     entry = ENTRIES[0] | {"id": "multi_turn_base_0_uncached"}
-    verdict = run_verifier(AgentVerifier(), Record("x", "agent", "[[]]", entry)).verdict
+    try:
+        verdict = run_verifier(AgentVerifier(), Record("x", "agent", "[[]]", entry)).verdict
+    finally:
+        _bfcl_module.cache_clear()
     assert verdict.status.value == "error"
     assert "pip install --no-deps bfcl-eval==2026.3.23" in (verdict.message or "")

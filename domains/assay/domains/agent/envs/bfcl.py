@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import copy
 import decimal
+import functools
 import importlib
 import inspect
 import json
@@ -73,6 +74,7 @@ class BfclCall:
         return f"{self.name}({', '.join(parts)})"
 
 
+@functools.cache
 def _bfcl_module(name: str) -> Any:
     try:
         return importlib.import_module(name)
@@ -96,13 +98,23 @@ def bfcl_class(name: str) -> type:
     return cls
 
 
-def public_methods(cls: type) -> list[str]:
+@functools.cache
+def public_methods(cls: type) -> tuple[str, ...]:
     """Names of the public methods a class defines (what a call may reach)."""
-    return sorted(
-        name
-        for name, member in inspect.getmembers(cls, inspect.isfunction)
-        if not name.startswith("_")
+    return tuple(
+        sorted(
+            name
+            for name, member in inspect.getmembers(cls, inspect.isfunction)
+            if not name.startswith("_")
+        )
     )
+
+
+@functools.cache
+def _signature(cls: type, name: str) -> inspect.Signature:
+    """The signature of a method without ``self``."""
+    signature = inspect.signature(getattr(cls, name))
+    return signature.replace(parameters=list(signature.parameters.values())[1:])
 
 
 # ----------------------------------------------------------------------------- call text
@@ -276,7 +288,7 @@ class BfclWorld:
         stateless = set(config.STATELESS_CLASSES)
         self.scenario = scenario
         self.instances: dict[str, Any] = {}
-        self._methods: dict[str, tuple[str, Any]] = {}
+        self._methods: dict[str, tuple[str, type, Any]] = {}
         for name in scenario.involved_classes:
             cls = bfcl_class(name)
             instance = cls()
@@ -285,7 +297,7 @@ class BfclWorld:
                 instance._load_scenario(start, long_context=scenario.long_context)
             self.instances[name] = instance
             for method in public_methods(cls):  # a later class wins a shared name, as in BFCL
-                self._methods[method] = (name, getattr(instance, method))
+                self._methods[method] = (name, cls, getattr(instance, method))
 
     def method_names(self) -> list[str]:
         return sorted(self._methods)
@@ -302,9 +314,9 @@ class BfclWorld:
         if found is None:
             classes = ", ".join(self.scenario.involved_classes)
             return f"{ERROR_PREFIX}no function named {call.name} in {classes}"
-        class_name, method = found
+        class_name, cls, method = found
         try:
-            bound = inspect.signature(method).bind(*call.args, **call.kwargs)
+            bound = _signature(cls, call.name).bind(*call.args, **call.kwargs)
         except TypeError as exc:
             return f"{ERROR_PREFIX}{exc}"
         guard = _GUARDS.get((class_name, call.name))
@@ -317,7 +329,7 @@ def _isolated(method: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> st
     """Run a method with the process's decimal context and mpmath precision restored after
     (MathAPI sets both globally); exceptions become error results, as in BFCL's harness, except
     memory and recursion exhaustion, which the caller turns into the response's fault."""
-    mpmath = importlib.import_module("mpmath")
+    mpmath = _bfcl_module("mpmath")
     saved_dps = mpmath.mp.dps
     try:
         with decimal.localcontext():
