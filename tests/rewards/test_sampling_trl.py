@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from assay.rewards.adapters.curriculum import GroupRepeatSampler, with_feedback
 from assay.rewards.sampling import TaskSampler
 from test_adapters_trl import _forced_completions, _tiny_model_and_tokenizer
+
+from assay.errors import ConfigError
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rewards.md"
 SEED = 15  # its first draw is the broken prompt, and so is its third when fed no verdicts
@@ -101,3 +104,44 @@ def test_grpo_trainer_prompts_follow_the_verdicts(
     logged = [e for e in trainer.state.log_history if "sampler/held_back" in e]
     assert len(logged) == 3 and logged[-1]["sampler/held_back"] == 1.0
     assert logged[-1]["sampler/share/math"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("mini", "batch", "repeat"),
+    [(2, 3, 1), (4, 2, 3), (1, 1, 2)],
+    ids=["groups-of-2", "reused-3x", "one-prompt"],
+)
+def test_group_repeat_sampler_keeps_trls_layout(mini: int, batch: int, repeat: int) -> None:
+    # TRL's own RepeatSampler (unshuffled) gives the layout; ours fills it with chosen tasks
+    from trl.trainer.utils import RepeatSampler
+
+    rows = [{"id": f"t{i}", "domain": "math"} for i in range(7)]
+    ours = GroupRepeatSampler(
+        TaskSampler(rows, seed=1), mini_repeat_count=mini, batch_size=batch, repeat_count=repeat
+    )
+    out = list(ours)
+    chunks = TaskSampler(rows, seed=1)  # the same draws, one chunk at a time
+    chosen = [chunks.sample(batch) for _ in range(ours.num_batches)]
+    layout = RepeatSampler(
+        list(range(ours.num_batches * batch)),
+        mini_repeat_count=mini,
+        batch_size=batch,
+        repeat_count=repeat,
+        shuffle=False,
+    )
+    assert out == [chosen[j // batch][j % batch] for j in layout]
+    assert len(ours) == len(out) == len(layout)
+
+
+def test_with_feedback_needs_an_id_column() -> None:
+    sampler = TaskSampler(ROWS, seed=0)
+
+    def constant(prompts: Any, completions: Any, **columns: Any) -> list[float | None]:
+        return [1.0] * len(completions)
+
+    wrapped = with_feedback(constant, sampler)
+    assert wrapped.__name__ == "constant"  # TRL logs rewards under the wrapped name
+    assert wrapped(None, ["a", "b"], id=["p1", "p1"]) == [1.0, 1.0]
+    assert sampler.pass_rate("p1") > sampler.pass_rate("p2")
+    with pytest.raises(ConfigError, match="'id' column"):
+        wrapped(None, ["a"], question=["q"])
