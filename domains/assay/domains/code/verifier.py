@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -13,11 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.domains.code import modes
+from assay.domains.code import compiled, languages, modes
+from assay.domains.code.contest import CODECONTESTS, LIVECODEBENCH
 from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
 from assay.domains.code.trajectory import command_steps, commands
-from assay.verifiers.code.extract import extract_code, extract_patch
+from assay.verifiers.code.extract import extract_code, extract_fenced, extract_patch
 from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
 from assay.verifiers.code.static import RuffRun, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
@@ -25,6 +27,7 @@ from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
 
 from assay.blame import RESOURCES, response_fault
+from assay.errors import MalformedTaskError
 from assay.types import Check, Record, Status, StepResult, Verdict
 from assay.verifier import Verifier
 
@@ -38,7 +41,10 @@ GATED_KINDS = {
 """Flags that reject a repo patch: there the candidate shares pytest's process."""
 BUDGET_CAP_S = 380.0
 """The largest item budget: with its slack it stays inside the 600 s hard limit."""
+COMPILE = "compile"
+"""The check of the compile step (or the syntax check of an interpreted language)."""
 HARD_SLACK_S = 30.0
+CONTEST_KEYS = ("input_output", *CODECONTESTS, *LIVECODEBENCH)
 """Seconds of the hard limit beyond 1.5 times the budget (pool start, ruff, git apply)."""
 
 Runner = Callable[[Run, str], list[Unit]]
@@ -80,6 +86,11 @@ class CodeVerifier(Verifier):
 
     def __init__(self) -> None:
         self._pool: SandboxPool | None = None
+
+    @classmethod
+    def capabilities(cls) -> dict[str, object]:
+        """The languages this machine can run: each one's toolchain version, or ``None``."""
+        return {"languages": languages.availability()}
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
@@ -124,6 +135,8 @@ class CodeVerifier(Verifier):
         budget = Budget(item_budget_s(record))
         if task.mode == "repo":
             verdict, audit = self._verify_repo(record.response, task, budget)
+        elif task.language != "python":
+            verdict, audit = self._verify_language(record.response, task, budget)
         else:
             verdict, audit = self._verify_code(record.response, task, budget)
             if record.steps:
@@ -175,6 +188,46 @@ class CodeVerifier(Verifier):
         verdict = _verdict(task, units, checks, run.fault)
         return verdict, audit | {"units": [u.name for u in units]}
 
+    def _verify_language(
+        self, response: str, task: CodeTask, budget: Budget
+    ) -> tuple[Verdict, dict[str, Any]]:
+        """Any language but Python: the compile step (or syntax check), then the units."""
+        language = languages.LANGUAGES[task.language]
+        code = extract_fenced(response, language.tags | {""})
+        audit: dict[str, Any] = {"code": code, "language": language.name}
+        if not code.strip():
+            return Verdict.unparsable(f"the response has no {language.name} code"), audit
+        problem = languages.precheck(language, code)
+        if problem is not None:
+            check = Check(COMPILE, False, message=problem, evidence={"errors": 1, "warnings": 0})
+            return Verdict.incorrect((check,), message=problem), audit
+        left = budget.remaining()
+        if left < modes.MIN_RUN_S:
+            fault = Fault("budget", "the item's time budget is spent before the compile")
+            return _blamed(fault, (), [], ()), audit
+        limits = languages.compile_limits(min(task.compile_timeout_s, left), task.compile_memory_mb)
+        result = languages.compile_source(self.pool, language, code, limits)
+        compile_check = _compile_check(language, result)
+        audit |= {"compile": {"key": result.key, "cached": result.cached, "ok": result.ok}}
+        if result.fault is not None:
+            fault = Fault(result.fault, f"the compile step exceeded its {result.fault} limit",
+                          "compile")  # fmt: skip
+            return _blamed(fault, (compile_check,), [], ()), audit
+        if not result.ok:
+            if not language.compiled:  # a syntax check: the text is not a program
+                return Verdict.unparsable(
+                    f"the code does not parse: {result.diagnostics.strip()[:300]}"
+                ), audit
+            message = f"compile failed: {result.diagnostics.strip()[:300]}"
+            return Verdict.incorrect((compile_check,), message=message), audit
+        run = Run(self.pool, task, budget)
+        if task.mode == "test_cases":
+            units = compiled.run_calls(run, language, code, result.artifacts)
+        else:
+            units = compiled.run_stdio(run, language, code, result.artifacts)
+        verdict = _verdict(task, units, [compile_check], run.fault)
+        return verdict, audit | {"units": [u.name for u in units]}
+
     def _verify_repo(
         self, response: str, task: CodeTask, budget: Budget
     ) -> tuple[Verdict, dict[str, Any]]:
@@ -215,6 +268,30 @@ class CodeVerifier(Verifier):
         checks += [_ruff_check(ruff)] if ruff is not None else []
         verdict = _verdict(task, units, checks, run.fault)
         return verdict, audit | {"units": [u.name for u in units]}
+
+
+def _compile_check(language: languages.Language, result: languages.CompileResult) -> Check:
+    what = "compiled" if language.compiled else "syntax checked"
+    message = (
+        f"{what} ({result.warnings} warnings)" if result.ok
+        else f"{'compile' if language.compiled else 'syntax check'} failed: "
+        f"{result.errors} errors, {result.warnings} warnings"
+    )  # fmt: skip
+    return Check(
+        COMPILE,
+        result.ok,
+        score=1.0 if result.ok else 0.0,
+        message=message,
+        evidence={
+            "language": language.name,
+            "toolchain": result.version,
+            "warnings": result.warnings,
+            "errors": result.errors,
+            "diagnostics": result.diagnostics[-2000:],
+            "cached": result.cached,
+            "seconds": round(result.seconds, 4),
+        },
+    )
 
 
 def _changed_sources(tree: PatchedTree) -> dict[str, str]:
@@ -269,6 +346,9 @@ def item_budget_s(record: Record) -> float:
     for key in ("test_cases", "stdio", "fail_to_pass", "pass_to_pass", "inputs"):
         value = reference.get(key)
         units += len(value) if isinstance(value, list) else 0
+    if any(k in reference for k in CONTEST_KEYS):  # contest fields: count the cases they hold
+        with contextlib.suppress(MalformedTaskError):
+            units += len(parse_task(reference, PROJECT_ROOT).spec)
     for key in ("tests", "pytest"):
         source = reference.get(key)
         if isinstance(source, str):
@@ -276,7 +356,13 @@ def item_budget_s(record: Record) -> float:
     runs = 1
     if record.steps and not reference.get("repo"):
         runs += len(commands(record.steps))
-    return min(BUDGET_CAP_S, 1.5 * per_unit * units * runs + 10.0)
+    compile_s = 0.0
+    language = reference.get("language")
+    if isinstance(language, str) and languages.canonical(language) in languages.LANGUAGES:
+        wanted = reference.get("compile_timeout_s", languages.COMPILE_TIMEOUT_S)
+        ok = isinstance(wanted, int | float) and not isinstance(wanted, bool) and 0 < wanted < 1e4
+        compile_s = float(wanted) if ok else languages.COMPILE_TIMEOUT_S
+    return min(BUDGET_CAP_S, 1.5 * per_unit * units * runs + 10.0 + compile_s)
 
 
 def _verdict(
@@ -291,6 +377,9 @@ def _verdict(
     ruff = next((c for c in checks if c.name == "ruff"), None)
     if task.ruff_weight and ruff is not None and ruff.score is not None:
         score = (1 - task.ruff_weight) * fraction + task.ruff_weight * ruff.score
+    compiled_ok = any(c.name == COMPILE and c.passed for c in checks)
+    if task.compile_weight and compiled_ok:
+        score = task.compile_weight + (1 - task.compile_weight) * score
     resources = _resources_check(task, units)
     tests = Check(
         "tests",
@@ -307,7 +396,7 @@ def _verdict(
     steps = tuple(u.step(i) for i, u in enumerate(units))
     if total and passed == total:
         status = Status.CORRECT
-    elif fraction > 0:
+    elif fraction > 0 or (task.compile_weight and compiled_ok and score > 0):
         status = Status.PARTIAL
     else:
         status = Status.INCORRECT
