@@ -163,7 +163,7 @@ def test_replay_file_records_the_run(
         ),  # outside roots
         ({"test_cases": [{"args": [1], "expected": 1}]}, "entry_point"),  # no function name
         ({"language": "cobol", "stdio": [{"stdin": "", "stdout": ""}]}, "not supported"),
-        ({"language": "rust", "tests": "assert True"}, "takes stdio tasks"),
+        ({"language": "rust", "pytest": "def test(): pass"}, "takes stdio tasks"),
         ({"language": "js", "entry_point": "a-b", "test_cases": [{"expected": 1}]}, "identifier"),
     ],
     ids=[
