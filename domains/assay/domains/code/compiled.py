@@ -35,13 +35,14 @@ _DEFAULT_OUTPUT = 64 * 1024
 _MEMORY_SIGNS = (
     "std::bad_alloc", "memory allocation of", "fatal error: runtime: out of memory",
     "java.lang.OutOfMemoryError", "JavaScript heap out of memory", "Cannot allocate memory",
-    "Fatal process out of memory", "Fatal process OOM",
+    "Fatal process out of memory", "Fatal process OOM", "xrealloc: cannot allocate",
+    "xmalloc: cannot allocate",
 )  # fmt: skip
 """What each runtime prints when an allocation fails at the address-space limit."""
 _PROCESS_SIGNS = (
     "fork: Resource temporarily unavailable", "fork: retry: Resource temporarily unavailable",
     "failed to create new OS thread", "unable to create native thread",
-    "Resource temporarily unavailable (os error 11)",
+    "Resource temporarily unavailable (os error 11)", "pthread_create failed", "newosproc",
 )  # fmt: skip
 """What each runtime prints when ``fork`` or a thread start fails on the process limit."""
 
@@ -97,10 +98,10 @@ def fault_of(outcome: CommandOutcome, output_is_answer: bool = True) -> tuple[st
     if outcome.status in (ProgramStatus.OK, ProgramStatus.CRASHED):
         return None
     tail = outcome.stderr[-4000:]
+    if any(sign in tail for sign in _PROCESS_SIGNS):  # before memory: Java's says OutOfMemory
+        return "processes", "exceeded the process limit (fork or thread start failed)"
     if any(sign in tail for sign in _MEMORY_SIGNS):
         return "memory", "exceeded the memory limit (an allocation failed)"
-    if any(sign in tail for sign in _PROCESS_SIGNS):
-        return "processes", "exceeded the process limit (fork or thread start failed)"
     return None
 
 
