@@ -17,10 +17,11 @@ from assay.domains.code.languages import (
     canonical,
     toolchain_version,
 )
+from assay.domains.code.terminal import parse_terminal
 
 from assay.errors import MalformedTaskError
 
-MODES = ("tests", "test_cases", "stdio", "pytest", "repo")
+MODES = ("tests", "test_cases", "stdio", "pytest", "repo", "terminal")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 REPO_ROOTS_ENV = "ASSAY_DATA_ROOTS"
 
@@ -73,6 +74,8 @@ class CodeTask:
             return len(self.spec)
         if self.mode == "repo":
             return len(self.fail_to_pass) + len(self.pass_to_pass)
+        if self.mode == "terminal":
+            return len(self.spec.test_ids)
         return 1
 
 
@@ -239,6 +242,8 @@ def _spec(mode: str, value: Any, repo_base: Path) -> Any:
         ):
             raise MalformedTaskError("stdio must be a list of {stdin, stdout} strings")
         return value
+    if mode == "terminal":
+        return parse_terminal(value, lambda path: _repo_path(path, repo_base))
     return _repo_path(value, repo_base)
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.domains.code import compiled, languages, modes
+from assay.domains.code import compiled, languages, modes, terminal
 from assay.domains.code.contest import CODECONTESTS, LIVECODEBENCH
 from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
@@ -135,11 +135,13 @@ class CodeVerifier(Verifier):
         budget = Budget(item_budget_s(record))
         if task.mode == "repo":
             verdict, audit = self._verify_repo(record.response, task, budget)
+        elif task.mode == "terminal":
+            verdict, audit = self._verify_terminal(record, task, budget)
         elif task.language != "python":
             verdict, audit = self._verify_language(record.response, task, budget)
         else:
             verdict, audit = self._verify_code(record.response, task, budget)
-            if record.steps:
+            if record.steps and task.language == "python":
                 verdict = self._with_command_steps(verdict, record, task, budget)
         _write_replay(record, verdict, audit, self.pool, time.perf_counter() - started)
         return verdict
@@ -187,6 +189,47 @@ class CodeVerifier(Verifier):
         checks = [_suspicious_check(flags)] + ([_ruff_check(ruff)] if ruff is not None else [])
         verdict = _verdict(task, units, checks, run.fault)
         return verdict, audit | {"units": [u.name for u in units]}
+
+    def _verify_terminal(
+        self, record: Record, task: CodeTask, budget: Budget
+    ) -> tuple[Verdict, dict[str, Any]]:
+        """Replay the trajectory's shell commands on the task's tree, then run its tests."""
+        spec: terminal.TerminalSpec = task.spec
+        found = terminal.shell_commands(record.response, record.steps)
+        audit: dict[str, Any] = {"commands": [c for _, c in found], "instruction": spec.instruction}
+        if not found:
+            return Verdict.unparsable("the response runs no shell command"), audit
+        tree = terminal.initial_tree(self.pool, spec, task.timeout_s, task.memory_mb)
+        reserve = (task.timeout_s * max(1, len(spec.test_ids)) + 10.0) * 1.2
+        steps: list[StepResult] = []
+        for label, command in found:
+            left = budget.remaining() - reserve
+            if left < modes.MIN_RUN_S:
+                steps.append(
+                    StepResult(
+                        len(steps),
+                        label,
+                        False,
+                        0.0,
+                        "not run: the item's budget is spent",
+                        {"kind": "command", "command": command[:2000]},
+                    )
+                )
+                continue
+            run, tree = terminal.run_command(
+                self.pool, tree, label, command, timeout_s=min(task.timeout_s, left),
+                memory_mb=task.memory_mb,
+            )  # fmt: skip
+            steps.append(run.step(len(steps)))
+        units = terminal.run_tests(self.pool, spec, tree, task.timeout_s, task.memory_mb)
+        verdict = _verdict(task, units, [])
+        tail = tuple(
+            StepResult(len(steps) + s.index, s.name, s.passed, s.score, s.message,
+                       {"kind": "test", **s.evidence})
+            for s in verdict.steps
+        )  # fmt: skip
+        audit |= {"final_tree": terminal.tree_names(tree), "units": [u.name for u in units]}
+        return replace(verdict, steps=(*steps, *tail)), audit
 
     def _verify_language(
         self, response: str, task: CodeTask, budget: Budget
@@ -356,6 +399,15 @@ def item_budget_s(record: Record) -> float:
     runs = 1
     if record.steps and not reference.get("repo"):
         runs += len(commands(record.steps))
+    terminal_spec = reference.get("terminal")
+    if isinstance(terminal_spec, dict):
+        found = terminal.shell_commands(record.response, record.steps)
+        tests = terminal_spec.get("tests")
+        count = len(tests) if isinstance(tests, list | dict) else 1
+        if isinstance(tests, dict):
+            count = sum(max(1, str(v).count("def test")) for v in tests.values())
+        work = per_unit * (len(found) + count) + terminal.PACK_SLACK_S * (len(found) + 2)
+        return min(BUDGET_CAP_S, 1.5 * work + 40.0)
     compile_s = 0.0
     language = reference.get("language")
     if isinstance(language, str) and languages.canonical(language) in languages.LANGUAGES:
@@ -470,6 +522,7 @@ def _write_replay(
             "domain": record.domain,
             "response": record.response,
             "reference": record.reference,
+            "steps": list(record.steps),
         },
         "verifier": f"{CodeVerifier.name}@{CodeVerifier.version}",
         "sandbox": {"isolation": pool.isolation.value, "report": str(pool.report)},
