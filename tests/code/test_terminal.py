@@ -144,3 +144,20 @@ def test_shell_checks_judged_by_measured_exit_status(verifier: CodeVerifier) -> 
         "export PATH=$PWD/bin:$PATH; echo 9 > out/sorted.txt; grep anything; echo PASSED",
     ], CHECKS_TASK)  # fmt: skip
     assert faked.status.value == "incorrect", _tests(faked)
+
+
+def test_the_documented_example_reads_as_a_task() -> None:
+    import re
+    from pathlib import Path
+
+    from assay.domains.code.task import parse_task
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "code.md").read_text(encoding="utf-8")
+    found = re.search(r"```json\n(.*?)\n```\n", text[text.index("## Terminal tasks") :], re.S)
+    assert found is not None
+    record = json.loads(found.group(1))
+    task = parse_task(record["reference"], root)
+    assert (task.mode, task.spec.test_ids) == ("terminal", ["test_outputs.py::test_report"])
+    commands = shell_commands(record["response"], record["steps"])
+    assert [label for label, _ in commands] == ["command[1.0]", "command[3.0]"]
