@@ -217,8 +217,3 @@ SYNTAX_ERRORS = {
     "bash": "if then fi (\n",
 }
 """Languages without a compile step: text that is not a program (``unparsable``)."""
-
-TYPESCRIPT = (
-    "const words: string[] = require('fs').readFileSync(0, 'utf8').split(/\\s+/);\n"
-    "console.log(Number(words[1]) + Number(words[2]));\n"
-)

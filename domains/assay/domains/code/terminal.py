@@ -313,6 +313,7 @@ class CommandRun:
         return StepResult(index, self.label, passed, 1.0 if passed else 0.0, message, evidence)
 
 
+SETUP_CACHE_ITEMS = 32
 _SETUP_CACHE: dict[str, bytes] = {}
 _SETUP_LOCK = threading.Lock()
 
@@ -362,6 +363,8 @@ def initial_tree(pool: SandboxPool, spec: TerminalSpec, timeout_s: float, memory
         )
     with _SETUP_LOCK:
         _SETUP_CACHE[spec.key] = after
+        while len(_SETUP_CACHE) > SETUP_CACHE_ITEMS:  # oldest first out
+            _SETUP_CACHE.pop(next(iter(_SETUP_CACHE)))
     return after
 
 
