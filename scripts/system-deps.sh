@@ -8,6 +8,12 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 if command -v ldconfig >/dev/null 2>&1 && ! ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2'; then
   need+=(libseccomp2)
 fi
+# code domain, languages beyond Python: compilers and runtimes under /usr (the sandbox sees only
+# /usr), from Debian: gcc/g++ (c, cpp), a headless JDK (java), golang-go, rustc, nodejs (javascript),
+# node-typescript (tsc), bash
+for tool in gcc:gcc g++:g++ javac:openjdk-17-jdk-headless go:golang-go rustc:rustc node:nodejs tsc:node-typescript bash:bash; do
+  [ -x "/usr/bin/${tool%%:*}" ] || need+=("${tool#*:}")
+done
 # assay eval's report test renders the HTML in headless Chromium (Debian's package)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # mesh domain: open3d's shared libraries, and headless GL for pyrender (Mesa's EGL with its

@@ -223,6 +223,12 @@ def test_domains_lists_versions() -> None:
     rows = {row["name"]: row for row in json.loads(proc.stdout)}
     assert set(rows) >= {"math", "code"}
     assert rows["math"]["version"] and "lighteval/MATH" in rows["math"]["data_sources"]
+    languages = rows["code"]["languages"]  # the code verifier's capabilities: each toolchain
+    assert set(languages) == {"python", "c", "cpp", "java", "go", "rust", "javascript",
+                              "typescript", "bash"}  # fmt: skip
+    assert all(languages.values()), languages
+    text = run("domains").stdout
+    assert "languages go: go version" in text and "NOT AVAILABLE" not in text
 
 
 def test_help_explains_statuses() -> None:

@@ -554,6 +554,7 @@ def _domains(args: argparse.Namespace) -> int:
                 "aliases": list(e.cls.aliases),
                 "data_sources": list(e.cls.data_sources),
                 "source": e.source,
+                **_capabilities(e.cls),
             }
             for e in entries
         ]
@@ -563,7 +564,21 @@ def _domains(args: argparse.Namespace) -> int:
     for e in entries:
         aliases = ", ".join(e.cls.aliases) or "-"
         print(f"{e.name.ljust(width)}  {e.id.ljust(width + 8)}  {e.source:<10}  aliases: {aliases}")
+        for key, value in _capabilities(e.cls).items():
+            shown = value.items() if isinstance(value, dict) else [("", value)]
+            for name, detail in shown:
+                shown_detail = detail if detail is not None else "NOT AVAILABLE"
+                print(f"{'':{width}}    {key} {name}: {shown_detail}")
     return EXIT_OK
+
+
+def _capabilities(cls: type) -> dict[str, object]:
+    """What a verifier says it can do on this machine (``capabilities()``, optional)."""
+    method = getattr(cls, "capabilities", None)
+    if not callable(method):
+        return {}
+    found = method()
+    return dict(found) if isinstance(found, dict) else {}
 
 
 if __name__ == "__main__":

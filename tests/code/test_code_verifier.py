@@ -162,7 +162,9 @@ def test_replay_file_records_the_run(
             "not a directory under the project",
         ),  # outside roots
         ({"test_cases": [{"args": [1], "expected": 1}]}, "entry_point"),  # no function name
-        ({"language": "rust", "stdio": [{"stdin": "", "stdout": ""}]}, "python only"),
+        ({"language": "cobol", "stdio": [{"stdin": "", "stdout": ""}]}, "not supported"),
+        ({"language": "rust", "pytest": "def test(): pass"}, "takes stdio tasks"),
+        ({"language": "js", "entry_point": "a-b", "test_cases": [{"expected": 1}]}, "identifier"),
     ],
     ids=[
         "no-mode",
@@ -171,6 +173,8 @@ def test_replay_file_records_the_run(
         "repo-outside",
         "no-entry-point",
         "language",
+        "language-mode",
+        "js-entry-point",
     ],
 )
 def test_malformed_tasks_are_errors(

@@ -26,10 +26,12 @@ from assay.errors import ConfigError, WorkerError
         {"max_processes": 0},
         {"max_open_files": 3},  # Python cannot even start
         {"max_value_bytes": True},  # a bool is not an int here either
+        {"memory_mb": 512, "address_space_mb": 256},  # below the memory cap
     ],
     ids=[
         "zero-timeout", "nan-timeout", "inf-timeout", "negative-memory", "float-memory",
         "zero-cpu", "zero-output", "zero-processes", "too-few-files", "bool-value-bytes",
+        "address-below-memory",
     ],
 )  # fmt: skip
 def test_bad_limits_are_config_errors(kwargs: dict[str, Any]) -> None:
@@ -108,3 +110,15 @@ def test_public_names() -> None:
     exported = set(sandbox.__all__)
     assert exported <= public
     assert {"SandboxPool", "Limits", "CallOutcome", "ProgramOutcome", "CommandOutcome"} <= exported
+
+
+def test_command_stdin_and_address_space(pool: SandboxPool) -> None:
+    """A command reads its ``stdin``; ``address_space_mb`` widens RLIMIT_AS, not the cap."""
+    script = "import resource, sys; print(sys.stdin.read().upper(), resource.getrlimit(resource.RLIMIT_AS)[0] >> 20)"
+    wide = Limits(timeout_s=10, memory_mb=256, address_space_mb=4096)
+    outcome = pool.run_command(["python", "-I", "-c", script], stdin="abc\n", limits=wide)
+    assert outcome.stdout.split() == ["ABC", "4096"], outcome.stderr
+    plain = pool.run_command(
+        ["python", "-I", "-c", script], limits=Limits(timeout_s=10, memory_mb=256)
+    )
+    assert plain.stdout.split() == ["256"], plain.stderr  # no stdin: empty; RLIMIT_AS = the cap

@@ -21,7 +21,8 @@ def replay(path: Path, verifier: CodeVerifier) -> bool:
     """Verify the recorded item again; True when status and score are the same."""
     saved = json.loads(path.read_text(encoding="utf-8"))
     item = saved["record"]
-    record = Record(str(item["id"]), "code", item["response"], item["reference"])
+    steps = tuple(item.get("steps") or ())  # a terminal task's trajectory, a command history
+    record = Record(str(item["id"]), "code", item["response"], item["reference"], steps=steps)
     result = run_verifier(verifier, record)
     before = saved["verdict"]
     same = bool(before["status"] == result.status.value and before["score"] == result.score)

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.domains.code.contest import from_contest_formats
 from assay.domains.code.formats import from_native
+from assay.domains.code.languages import (
+    COMPILE_MEMORY_MB,
+    COMPILE_TIMEOUT_S,
+    LANGUAGES,
+    canonical,
+    toolchain_version,
+)
+from assay.domains.code.terminal import parse_terminal
 
 from assay.errors import MalformedTaskError
 
-MODES = ("tests", "test_cases", "stdio", "pytest", "repo")
+MODES = ("tests", "test_cases", "stdio", "pytest", "repo", "terminal")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 REPO_ROOTS_ENV = "ASSAY_DATA_ROOTS"
 
 
@@ -37,6 +48,10 @@ class CodeTask:
         prompt: ``tests`` mode: the problem's prompt (trusted); its helpers are visible to the
             tests, and a completion that does not define the entry point continues it.
         harness: Trusted code appended to the candidate's (LiveCodeBench's ``Solution`` shim).
+        language: ``python`` or a name in :data:`assay.domains.code.languages.LANGUAGES`.
+        compile_timeout_s: Wall-clock limit of the compile step (not per unit).
+        compile_memory_mb: Memory cap of the compile step.
+        compile_weight: Share of the score paid for compiling (the rest for the tests).
     """
 
     mode: str
@@ -54,6 +69,10 @@ class CodeTask:
     static_analysis: bool = True
     prompt: str | None = None
     harness: str = ""
+    language: str = "python"
+    compile_timeout_s: float = COMPILE_TIMEOUT_S
+    compile_memory_mb: int = COMPILE_MEMORY_MB
+    compile_weight: float = 0.0
 
     @property
     def unit_count_hint(self) -> int:
@@ -61,6 +80,8 @@ class CodeTask:
             return len(self.spec)
         if self.mode == "repo":
             return len(self.fail_to_pass) + len(self.pass_to_pass)
+        if self.mode == "terminal":
+            return len(self.spec.test_ids)
         return 1
 
 
@@ -92,10 +113,8 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         raise MalformedTaskError(
             f"code reference must be an object, got {type(reference).__name__}"
         )
-    reference = _from_apps_format(from_native(reference))
-    language = reference.get("language", "python")
-    if language != "python":
-        raise MalformedTaskError(f"language {language!r} is not supported (python only)")
+    reference = _from_apps_format(from_contest_formats(from_native(reference), MODES))
+    language = _language(reference.get("language", "python"))
     present = [m for m in MODES if reference.get(m) not in (None, "", [])]
     if len(present) != 1:
         found = ", ".join(present) or "none"
@@ -105,6 +124,8 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
     entry_point = reference.get("entry_point")
     if mode in ("tests", "test_cases") and (not isinstance(entry_point, str) or not entry_point):
         raise MalformedTaskError(f"mode {mode!r} needs an 'entry_point' (the function's name)")
+    if language != "python":
+        _check_language_mode(language, mode, entry_point)
     fail_to_pass = _strings(reference, "fail_to_pass")
     if mode == "repo" and not fail_to_pass:
         raise MalformedTaskError("a repo task needs a non-empty fail_to_pass list")
@@ -129,6 +150,10 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         else _number(reference, "float_tolerance", 0.0),
         prompt=_optional_text(reference, "prompt") if mode == "tests" else None,
         harness=_optional_text(reference, "harness") or "",
+        language=language,
+        compile_timeout_s=_number(reference, "compile_timeout_s", COMPILE_TIMEOUT_S, low=1.0),
+        compile_memory_mb=int(_number(reference, "compile_memory_mb", COMPILE_MEMORY_MB, low=256)),
+        compile_weight=min(_number(reference, "compile_weight", 0.0), 1.0),
     )
 
 
@@ -139,6 +164,37 @@ def _optional_text(reference: Mapping[str, Any], key: str) -> str | None:
     if not isinstance(value, str):
         raise MalformedTaskError(f"{key} must be text")
     return value
+
+
+def _language(value: Any) -> str:
+    """The canonical language name; unknown or uninstalled toolchains are the task's fault."""
+    if value is None:
+        return "python"
+    if not isinstance(value, str):
+        raise MalformedTaskError(f"language must be a string, got {value!r}")
+    name = canonical(value)
+    if name != "python" and name not in LANGUAGES:
+        known = ", ".join(["python", *LANGUAGES])
+        raise MalformedTaskError(f"language {value!r} is not supported (known: {known})")
+    if name != "python" and toolchain_version(name) is None:
+        raise MalformedTaskError(
+            f"language {name!r}: its toolchain ({LANGUAGES[name].package}) is not installed "
+            "(make runs scripts/system-deps.sh; see `assay domains`)"
+        )
+    return name
+
+
+def _check_language_mode(language: str, mode: str, entry_point: Any) -> None:
+    spec = LANGUAGES[language]
+    allowed = ("stdio", "test_cases") if spec.call_mode else ("stdio",)
+    if mode not in allowed:
+        raise MalformedTaskError(
+            f"language {language!r} takes {' or '.join(allowed)} tasks, not {mode!r}"
+        )
+    if mode == "test_cases" and not (
+        isinstance(entry_point, str) and _IDENTIFIER.fullmatch(entry_point)
+    ):
+        raise MalformedTaskError(f"entry_point {entry_point!r} is not a {language} identifier")
 
 
 def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -203,6 +259,8 @@ def _spec(mode: str, value: Any, repo_base: Path) -> Any:
         ):
             raise MalformedTaskError("stdio must be a list of {stdin, stdout} strings")
         return value
+    if mode == "terminal":
+        return parse_terminal(value, lambda path: _repo_path(path, repo_base))
     return _repo_path(value, repo_base)
 
 

@@ -14,12 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.domains.code import modes
+from assay.domains.code import compiled, languages, modes, terminal
+from assay.domains.code.contest import CODECONTESTS, LIVECODEBENCH
 from assay.domains.code.formats import continue_prompt, from_native
 from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
 from assay.domains.code.trajectory import command_steps, commands
-from assay.verifiers.code.extract import extract_code, extract_patch
+from assay.verifiers.code.extract import extract_code, extract_fenced, extract_patch
 from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
 from assay.verifiers.code.static import RuffRun, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
@@ -41,8 +42,12 @@ GATED_KINDS = {
 """Flags that reject a repo patch: there the candidate shares pytest's process."""
 BUDGET_CAP_S = 380.0
 """The largest item budget: with its slack it stays inside the 600 s hard limit."""
+COMPILE = "compile"
+"""The check of the compile step (or the syntax check of an interpreted language)."""
 HARD_SLACK_S = 30.0
 """Seconds of the hard limit beyond 1.5 times the budget (pool start, ruff, git apply)."""
+CONTEST_KEYS = ("input_output", *CODECONTESTS, *LIVECODEBENCH)
+"""Reference fields of contest datasets (APPS, CodeContests, LiveCodeBench) that hold cases."""
 
 Runner = Callable[[Run, str], list[Unit]]
 RUNNERS: dict[str, Runner] = {
@@ -72,7 +77,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.2.0"
+    version: ClassVar[str] = "1.3.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -83,6 +88,11 @@ class CodeVerifier(Verifier):
 
     def __init__(self) -> None:
         self._pool: SandboxPool | None = None
+
+    @classmethod
+    def capabilities(cls) -> dict[str, object]:
+        """The languages this machine can run: each one's toolchain version, or ``None``."""
+        return {"languages": languages.availability()}
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
@@ -127,9 +137,13 @@ class CodeVerifier(Verifier):
         budget = Budget(item_budget_s(record))
         if task.mode == "repo":
             verdict, audit = self._verify_repo(record.response, task, budget)
+        elif task.mode == "terminal":
+            verdict, audit = self._verify_terminal(record, task, budget)
+        elif task.language != "python":
+            verdict, audit = self._verify_language(record.response, task, budget)
         else:
             verdict, audit = self._verify_code(record.response, task, budget)
-            if record.steps:
+            if record.steps and task.language == "python":
                 verdict = self._with_command_steps(verdict, record, task, budget)
         _write_replay(record, verdict, audit, self.pool, time.perf_counter() - started)
         return verdict
@@ -178,6 +192,87 @@ class CodeVerifier(Verifier):
         verdict = _verdict(task, units, checks, run.fault)
         return verdict, audit | {"units": [u.name for u in units]}
 
+    def _verify_terminal(
+        self, record: Record, task: CodeTask, budget: Budget
+    ) -> tuple[Verdict, dict[str, Any]]:
+        """Replay the trajectory's shell commands on the task's tree, then run its tests."""
+        spec: terminal.TerminalSpec = task.spec
+        found = terminal.shell_commands(record.response, record.steps)
+        audit: dict[str, Any] = {"commands": [c for _, c in found], "instruction": spec.instruction}
+        if not found:
+            return Verdict.unparsable("the response runs no shell command"), audit
+        tree = terminal.initial_tree(self.pool, spec, task.timeout_s, task.memory_mb)
+        reserve = (task.timeout_s * max(1, len(spec.test_ids)) + 10.0) * 1.2
+        steps: list[StepResult] = []
+        for label, command in found:
+            left = budget.remaining() - reserve
+            if left < modes.MIN_RUN_S:
+                steps.append(
+                    StepResult(
+                        len(steps),
+                        label,
+                        False,
+                        0.0,
+                        "not run: the item's budget is spent",
+                        {"kind": "command", "command": command[:2000]},
+                    )
+                )
+                continue
+            run, tree = terminal.run_command(
+                self.pool, tree, label, command, timeout_s=min(task.timeout_s, left),
+                memory_mb=task.memory_mb,
+            )  # fmt: skip
+            steps.append(run.step(len(steps)))
+        units = terminal.run_tests(self.pool, spec, tree, task.timeout_s, task.memory_mb)
+        verdict = _verdict(task, units, [])
+        tail = tuple(
+            StepResult(len(steps) + s.index, s.name, s.passed, s.score, s.message,
+                       {"kind": "test", **s.evidence})
+            for s in verdict.steps
+        )  # fmt: skip
+        audit |= {"final_tree": terminal.tree_names(tree), "units": [u.name for u in units]}
+        return replace(verdict, steps=(*steps, *tail)), audit
+
+    def _verify_language(
+        self, response: str, task: CodeTask, budget: Budget
+    ) -> tuple[Verdict, dict[str, Any]]:
+        """Any language but Python: the compile step (or syntax check), then the units."""
+        language = languages.LANGUAGES[task.language]
+        code = extract_fenced(response, language.tags | {""})
+        audit: dict[str, Any] = {"code": code, "language": language.name}
+        if not code.strip():
+            return Verdict.unparsable(f"the response has no {language.name} code"), audit
+        problem = languages.precheck(language, code)
+        if problem is not None:
+            check = Check(COMPILE, False, message=problem, evidence={"errors": 1, "warnings": 0})
+            return Verdict.incorrect((check,), message=problem), audit
+        left = budget.remaining()
+        if left < modes.MIN_RUN_S:
+            fault = Fault("budget", "the item's time budget is spent before the compile")
+            return _blamed(fault, (), [], ()), audit
+        limits = languages.compile_limits(min(task.compile_timeout_s, left), task.compile_memory_mb)
+        result = languages.compile_source(self.pool, language, code, limits)
+        compile_check = _compile_check(language, result)
+        audit |= {"compile": {"key": result.key, "cached": result.cached, "ok": result.ok}}
+        if result.fault is not None:
+            fault = Fault(result.fault, f"the compile step exceeded its {result.fault} limit",
+                          "compile")  # fmt: skip
+            return _blamed(fault, (compile_check,), [], ()), audit
+        if not result.ok:
+            if not language.compiled:  # a syntax check: the text is not a program
+                return Verdict.unparsable(
+                    f"the code does not parse: {result.diagnostics.strip()[:300]}"
+                ), audit
+            message = f"compile failed: {result.diagnostics.strip()[:300]}"
+            return Verdict.incorrect((compile_check,), message=message), audit
+        run = Run(self.pool, task, budget)
+        if task.mode == "test_cases":
+            units = compiled.run_calls(run, language, code, result.artifacts)
+        else:
+            units = compiled.run_stdio(run, language, code, result.artifacts)
+        verdict = _verdict(task, units, [compile_check], run.fault)
+        return verdict, audit | {"units": [u.name for u in units]}
+
     def _verify_repo(
         self, response: str, task: CodeTask, budget: Budget
     ) -> tuple[Verdict, dict[str, Any]]:
@@ -218,6 +313,30 @@ class CodeVerifier(Verifier):
         checks += [_ruff_check(ruff)] if ruff is not None else []
         verdict = _verdict(task, units, checks, run.fault)
         return verdict, audit | {"units": [u.name for u in units]}
+
+
+def _compile_check(language: languages.Language, result: languages.CompileResult) -> Check:
+    what = "compiled" if language.compiled else "syntax checked"
+    message = (
+        f"{what} ({result.warnings} warnings)" if result.ok
+        else f"{'compile' if language.compiled else 'syntax check'} failed: "
+        f"{result.errors} errors, {result.warnings} warnings"
+    )  # fmt: skip
+    return Check(
+        COMPILE,
+        result.ok,
+        score=1.0 if result.ok else 0.0,
+        message=message,
+        evidence={
+            "language": language.name,
+            "toolchain": result.version,
+            "warnings": result.warnings,
+            "errors": result.errors,
+            "diagnostics": result.diagnostics[-2000:],
+            "cached": result.cached,
+            "seconds": round(result.seconds, 4),
+        },
+    )
 
 
 def _changed_sources(tree: PatchedTree) -> dict[str, str]:
@@ -274,6 +393,9 @@ def item_budget_s(record: Record) -> float:
     for key in ("test_cases", "stdio", "fail_to_pass", "pass_to_pass", "inputs"):
         value = reference.get(key)
         units += len(value) if isinstance(value, list) else 0
+    if any(k in reference for k in CONTEST_KEYS):  # contest fields: count the cases they hold
+        with contextlib.suppress(MalformedTaskError):
+            units += len(parse_task(reference, PROJECT_ROOT).spec)
     for key in ("tests", "pytest"):
         source = reference.get(key)
         if isinstance(source, str):
@@ -281,7 +403,22 @@ def item_budget_s(record: Record) -> float:
     runs = 1
     if record.steps and not reference.get("repo"):
         runs += len(commands(record.steps))
-    return min(BUDGET_CAP_S, 1.5 * per_unit * units * runs + 10.0)
+    terminal_spec = reference.get("terminal")
+    if isinstance(terminal_spec, dict):
+        found = terminal.shell_commands(record.response, record.steps)
+        tests = terminal_spec.get("tests")
+        count = len(tests) if isinstance(tests, list | dict) else 1
+        if isinstance(tests, dict):
+            count = sum(max(1, str(v).count("def test")) for v in tests.values())
+        work = per_unit * (len(found) + count) + terminal.PACK_SLACK_S * (len(found) + 2)
+        return min(BUDGET_CAP_S, 1.5 * work + 40.0)
+    compile_s = 0.0
+    language = reference.get("language")
+    if isinstance(language, str) and languages.canonical(language) in languages.LANGUAGES:
+        wanted = reference.get("compile_timeout_s", languages.COMPILE_TIMEOUT_S)
+        ok = isinstance(wanted, int | float) and not isinstance(wanted, bool) and 0 < wanted < 1e4
+        compile_s = float(wanted) if ok else languages.COMPILE_TIMEOUT_S
+    return min(BUDGET_CAP_S, 1.5 * per_unit * units * runs + 10.0 + compile_s)
 
 
 def _verdict(
@@ -296,6 +433,9 @@ def _verdict(
     ruff = next((c for c in checks if c.name == "ruff"), None)
     if task.ruff_weight and ruff is not None and ruff.score is not None:
         score = (1 - task.ruff_weight) * fraction + task.ruff_weight * ruff.score
+    compiled_ok = any(c.name == COMPILE and c.passed for c in checks)
+    if task.compile_weight and compiled_ok:
+        score = task.compile_weight + (1 - task.compile_weight) * score
     resources = _resources_check(task, units)
     tests = Check(
         "tests",
@@ -312,7 +452,7 @@ def _verdict(
     steps = tuple(u.step(i) for i, u in enumerate(units))
     if total and passed == total:
         status = Status.CORRECT
-    elif fraction > 0:
+    elif fraction > 0 or (task.compile_weight and compiled_ok and score > 0):
         status = Status.PARTIAL
     else:
         status = Status.INCORRECT
@@ -386,6 +526,7 @@ def _write_replay(
             "domain": record.domain,
             "response": record.response,
             "reference": record.reference,
+            "steps": list(record.steps),
         },
         "verifier": f"{CodeVerifier.name}@{CodeVerifier.version}",
         "sandbox": {"isolation": pool.isolation.value, "report": str(pool.report)},

@@ -70,3 +70,15 @@ def extract_patch(text: str) -> str | None:
         return None
     body = text[match.start() :]
     return body if body.endswith("\n") else body + "\n"
+
+
+def extract_fenced(text: str, tags: frozenset[str] | set[str]) -> str:
+    """The last fenced block whose info string is one of ``tags`` (an untagged block counts
+    when ``""`` is among them), or the whole text when there is none.
+
+    Example:
+        >>> extract_fenced("```cpp\\nint main(){}\\n```", {"cpp", "c++"})
+        'int main(){}\\n'
+    """
+    found = [body for lang, body in _blocks(text) if lang in tags]
+    return found[-1] if found else text

@@ -18,6 +18,9 @@ _SANDBOX_VENV = "/opt/venv"
 _SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _TOP_LEVEL_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime")
+_ETC_TOOLCHAIN = ("/etc/alternatives", "/etc/java-17-openjdk")
+"""Read-only /etc parts the compilers need: Debian's alternatives links (``javac``, ``cc``)
+and the JDK's configuration (``$JAVA_HOME/conf`` links there). No secrets live in either."""
 _SHM_BYTES = 16 * 1024 * 1024
 SANDBOX_UID = 65534
 """Host uid (and gid) that bubblewrap runs as when the caller is root: "nobody"."""
@@ -142,7 +145,7 @@ def bwrap_argv(scratch_bytes: int) -> tuple[tuple[str, ...], str, str, str | Non
             argv += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             argv += ["--ro-bind", path, path]
-    for path in _ETC_FILES:
+    for path in (*_ETC_FILES, *_ETC_TOOLCHAIN):
         argv += ["--ro-bind-try", path, path]
     argv += [
         "--proc", "/proc",

@@ -33,6 +33,10 @@ class Limits:
         max_open_files: RLIMIT_NOFILE.
         max_file_bytes: RLIMIT_FSIZE: the largest file the run may write.
         max_value_bytes: Largest encoded return value, call argument set, or collected file.
+        address_space_mb: RLIMIT_AS of each process when it must differ from ``memory_mb``:
+            runtimes that reserve far more virtual memory than they touch (the JVM, V8, the
+            Go toolchain) get a wide address space while ``memory_mb`` stays the cap on
+            what the run's processes really hold (the 0.1 s poll). ``None``: ``memory_mb``.
 
     Example:
         >>> Limits(timeout_s=2.0).effective_cpu_s
@@ -47,6 +51,7 @@ class Limits:
     max_open_files: int = 64
     max_file_bytes: int = 16 * 1024 * 1024
     max_value_bytes: int = 8 * 1024 * 1024
+    address_space_mb: int | None = None
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.timeout_s) and self.timeout_s > 0):
@@ -64,6 +69,12 @@ class Limits:
                 raise ConfigError(f"{name} must be a positive int, not {value!r}")
         if self.cpu_s is not None and (type(self.cpu_s) is not int or self.cpu_s <= 0):
             raise ConfigError(f"cpu_s must be a positive int or None, not {self.cpu_s!r}")
+        if self.address_space_mb is not None and (
+            type(self.address_space_mb) is not int or self.address_space_mb < self.memory_mb
+        ):
+            raise ConfigError(
+                f"address_space_mb must be an int >= memory_mb, not {self.address_space_mb!r}"
+            )
         if self.max_open_files < 16:
             raise ConfigError("max_open_files below 16 leaves Python unable to start")
 
@@ -83,4 +94,5 @@ class Limits:
             "max_open_files": self.max_open_files,
             "max_file_bytes": self.max_file_bytes,
             "max_value_bytes": self.max_value_bytes,
+            "address_bytes": (self.address_space_mb or self.memory_mb) * 1024 * 1024,
         }

@@ -301,13 +301,15 @@ class SandboxPool:
         limits: Limits | None = None,
         collect: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        stdin: str | bytes = b"",
     ) -> CommandOutcome:
         """Run ``argv`` in a fresh scratch dir holding ``files``, then ``readonly_files``.
 
         ``readonly_files`` (tests) are written after ``files`` and win on a name clash; they
         are mode 0444 and, where the sandbox allows it (see :attr:`report`), read-only bind
-        mounts that uid 0 inside cannot change, delete or rename. ``argv[0]`` of ``python`` or
-        ``python3`` means the sandbox's interpreter. After the run the files named in
+        mounts that uid 0 inside cannot change, delete or rename. ``stdin`` is the command's
+        standard input (a file outside the work dir, unlinked once opened). ``argv[0]`` of
+        ``python`` or ``python3`` means the sandbox's interpreter. After the run the files named in
         ``collect`` are read back (regular files only, no symlinks followed).
 
         Example:
@@ -327,6 +329,7 @@ class SandboxPool:
             "readonly": encoded_files(readonly_files, "readonly_files"),
             "collect": list(collect),
             "env": dict(env or {}),
+            "stdin": stdin.encode("utf-8", "surrogatepass") if isinstance(stdin, str) else stdin,
             "limits": limits.to_wire(),
         }
         reply = self._run(request, limits)

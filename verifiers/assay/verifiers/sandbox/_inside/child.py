@@ -52,6 +52,8 @@ class ChildLimits:
         self.max_open_files = int(_number(raw["max_open_files"]))
         self.max_file_bytes = int(_number(raw["max_file_bytes"]))
         self.max_value_bytes = int(_number(raw["max_value_bytes"]))
+        address = raw.get("address_bytes", raw["memory_bytes"])
+        self.address_bytes = max(self.memory_bytes, int(_number(address)))
 
 
 def _number(value: codec.Data) -> int | float:
@@ -99,7 +101,7 @@ def _apply_run_settings(go: Mapping[str, codec.Data], limits: ChildLimits) -> No
     _set_limit(resource.RLIMIT_FSIZE, limits.max_file_bytes)
     _set_limit(resource.RLIMIT_NPROC, baseline + limits.max_processes)
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-    _set_limit(resource.RLIMIT_AS, limits.memory_bytes)
+    _set_limit(resource.RLIMIT_AS, limits.address_bytes)
 
 
 def spare_main(max_frame: int) -> NoReturn:

@@ -426,8 +426,13 @@ class Zygote:
         for name in collect:
             with contextlib.suppress(OSError, fsutil.PathError):
                 os.unlink(os.path.join(self.scratch.work, *fsutil.split_relative_path(name)))
+        go: Message = {"kind": "command", "argv": argv, "env": self._env(env)}
+        stdin = request.get("stdin")
+        if type(stdin) is bytes and stdin:
+            go["stdin_path"] = os.path.join(self.scratch.root, "stdin")
+            fsutil.write_files(self.scratch.root, {"stdin": stdin}, 0o400)
         self.current_limits = request["limits"]
-        run = self._start(limits, {"kind": "command", "argv": argv, "env": self._env(env)})
+        run = self._start(limits, go)
         reply = self._run_to_exit(run, limits)
         collected: dict[str, codec.Data] = {}
         truncated: list[codec.Data] = []
