@@ -26,13 +26,16 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from assay.domains.code.languages import canonical
+
 from assay.errors import MalformedTaskError
 
 MAX_DECOMPRESSED_BYTES = 256 << 20
 """The largest decompressed LiveCodeBench test blob (a zip bomb stops here)."""
 LCB_ENTRY = "_assay_lcb_entry"
 _PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ruff_weight",
-              "float_tolerance", "reference_time_s", "time_budget_factor")  # fmt: skip
+              "float_tolerance", "reference_time_s", "time_budget_factor", "language",
+              "compile_timeout_s", "compile_memory_mb", "compile_weight")  # fmt: skip
 
 
 def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -140,6 +143,9 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
          "expected": _json(_lcb_text(c, "output"))}
         for c in cases
     ]  # fmt: skip
+    language = reference.get("language")
+    if isinstance(language, str) and canonical(language) != "python":  # a plain call: no shim
+        return {**_options(reference), "test_cases": test_cases, "entry_point": name}
     harness = (
         f"\n\ndef {LCB_ENTRY}(*args):\n"
         f"    solution = globals().get('Solution')\n"
