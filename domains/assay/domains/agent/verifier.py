@@ -46,7 +46,7 @@ class AgentVerifier(Verifier):
     """
 
     name: ClassVar[str] = "agent"
-    version: ClassVar[str] = "1.1.1"
+    version: ClassVar[str] = "1.1.2"
     aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
     data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
     default_timeout_s: ClassVar[float] = 10.0
