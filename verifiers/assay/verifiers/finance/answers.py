@@ -214,7 +214,9 @@ def _preferred_figure(found: Located, *, year: bool) -> FinalAnswer | None:
     return FinalAnswer(chosen.text, "last_figure", amount=to_amount(chosen))
 
 
-_COPULA = re.compile(r"\b(?:is|are|was|were|include|includes)\b", re.IGNORECASE)
+_COPULA = re.compile(
+    r"\b(?:is|are|was|were|include|includes|shows?|lists?|covers?|consists\s+of)\b", re.IGNORECASE
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -242,6 +244,9 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
     Raises:
         ResponseFault: the span's only numbers are too large to read.
     """
+    result = _after_last_equals(span)
+    if result is not None:
+        span = result  # "514,354 - 538,529 = -24,175" answers -24,175
     scan = scan_numbers(span)
     figures = [f for f in scan.figures if f.role != "date"]
     values = [f for f in figures if f.role == "value"] or figures
@@ -259,6 +264,14 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
     if first.scale is None and not first.percent and header is not None:
         first = replace(first, scale=header)  # "24.175 (in millions)"
     return first, hedged
+
+
+def _after_last_equals(span: str) -> str | None:
+    """The text after the last ``=`` of a worked line, when it holds a figure."""
+    if "=" not in span:
+        return None
+    tail = span.rsplit("=", 1)[1]
+    return tail if any(f.role == "value" for f in scan_numbers(tail).figures) else None
 
 
 def is_refusal(text: str) -> bool:
