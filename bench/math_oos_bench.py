@@ -48,6 +48,39 @@ DATASETS = (
 
 INTEGER = re.compile(r"^-?\d{4,}$")
 
+RG_EXACT = (
+    "reasoning-gym's default score_answer is an exact string match (a substring earns "
+    "len(oracle)/len(answer)), so '1,043' is not '1043'; assay reads thousands separators by "
+    "design (docs/reading.md)"
+)
+EXPLANATIONS: dict[tuple[str, str, str], str] = {
+    ("*", "separators", "assay credits, rg does not"): RG_EXACT,
+    ("gsm_symbolic", "separators", "assay credits, rg does not"): (
+        "gsm_symbolic's scorer reads the first r'\\b-?\\d+(?:\\.\\d+)?\\b' match, which "
+        "stops at the comma: '3,607' is read as 3"
+    ),
+    ("gsm_symbolic", "negated", "rg credits, assay does not"): (
+        "gsm_symbolic's scorer takes the first match of r'\\b-?\\d+(?:\\.\\d+)?\\b'; a "
+        "word boundary cannot precede a leading '-', so '-57' is read as 57: it ignores the "
+        "sign. assay keeps it (a sign flip is wrong)"
+    ),
+    ("decimal_arithmetic", "wrong-digit", "rg credits, assay does not"): (
+        "decimal_arithmetic's scorer accepts any answer within 10**-max_num_decimal_places of "
+        "the oracle, one unit of the last digit; assay compares a decimal reference at the "
+        "precision it is written with (half a unit: docs/math.md), so 25.414 is not 25.413"
+    ),
+    ("power_function", "wrong-digit", "rg credits, assay does not"): (
+        "power_function's scorer compares 3 significant figures; assay compares at the "
+        "reference's written precision, so 6769988418200343.1 is not 6769988418200343.0 "
+        "(issue 15: '1234567.1 is not 1234567.0, whatever the relative tolerance')"
+    ),
+}
+"""Why assay and a reasoning-gym scorer disagree, by (dataset or '*', rewrite, direction)."""
+
+
+def explain(name: str, rewrite: str, kind: str) -> str | None:
+    return EXPLANATIONS.get((name, rewrite, kind)) or EXPLANATIONS.get(("*", rewrite, kind))
+
 
 def _separators(answer: str) -> str | None:
     return f"{int(answer):,}" if INTEGER.match(answer) else None
@@ -156,11 +189,22 @@ def main() -> None:
         t = sum(v for (_, r), v in total.items() if r == rewrite)
         a = sum(v for (_, r), v in agree.items() if r == rewrite)
         print(f"all {rewrite:<12} {a}/{t} = {a / t:.3f}")
-    print("\ndisagreements (dataset, rewrite, direction, count, first samples):")
+    print("\ndisagreements:")
+    print(f"| {'dataset':<24} | {'rewrite':<11} | {'direction':<26} | {'n':>3} | sample |")
+    print(f"| {'-' * 24} | {'-' * 11} | {'-' * 26} | {'-' * 3} | ------ |")
+    unexplained = 0
     for (name, rewrite, kind), samples in sorted(misses.items()):
-        print(f"- {name} / {rewrite} / {kind}: {len(samples)}")
-        for sample in samples[:2]:
+        print(f"| {name:<24} | {rewrite:<11} | {kind:<26} | {len(samples):>3} | {samples[0]} |")
+    print("\nwhy:")
+    for (name, rewrite, kind), samples in sorted(misses.items()):
+        why = explain(name, rewrite, kind)
+        unexplained += why is None
+        print(f"- {name} / {rewrite} / {kind} ({len(samples)}): {why or 'UNEXPLAINED'}")
+        for sample in samples[1:3]:
             print(f"    {sample}")
+    if unexplained:
+        print(f"\n{unexplained} disagreement group(s) without an explanation: look at them")
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,11 @@ CUES: list[tuple[str, str | None, str | None]] = [
     ("rose 5%", "rose", "up"),  # rose
     ("up 12%", "up", "up"),  # terse up
     ("a net profit of $9 million", "profit", "up"),  # profit
+    ("Revenue slipped by £0.8 million.", "slipped", "down"),  # slipped (finance oos2)
+    ("Margins dipped 40 basis points to 12", None, None),  # the last figure is a level
+    ("Shares tumbled 12%.", "tumbled", "down"),  # tumbled
+    ("Orders climbed 9% in the quarter.", "climbed", "up"),  # climbed
+    ("Volume surged by 30%.", "surged", "up"),  # surged
     ("Cash fell to $28,752 thousand.", None, None),  # a level, not a change
     ("down from $46,132 thousand", None, None),  # the reference point, not the change
     ("The net change was $5,127 thousand.", None, None),  # no sign word

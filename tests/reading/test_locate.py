@@ -140,6 +140,27 @@ LOCATIONS: list[tuple[str, str, str]] = [
         "last_line",
         "$28,752 thousand",
     ),  # a conclusion after the comma
+    (
+        "Operating income came to £57,445 thousand — gross profit of £133,909K less operating "
+        "expenses of £76,464K.",
+        "last_line",
+        "£57,445 thousand",
+    ),  # an em-dash explanation (finance oos2 expl-02)
+    ("Revenue was 12 -- up from 9 a year ago.", "last_line", "12"),  # a double-hyphen dash
+    ("Net income rose to $40,476 thousand from $26,087 thousand.", "last_line", "$40,476 thousand"),
+    ("It increased to 5 from 3.", "last_line", "5"),  # "to X from Y" answers X
+    ("Revenue went from 3 to 5.", "last_line", "5"),  # "from Y to X" answers X
+    (
+        "Revenue grew by £40,195 thousand (£311,590K − £271,395K).",
+        "last_line",
+        "£40,195 thousand",
+    ),  # a computation over money in parentheses is working, not the answer
+    ("The pair is (3 - 1, 5).", "last_line", "5"),  # bare arithmetic in parentheses stays
+    (
+        "Operating income peaked at €99,282 thousand, before falling to €83,023 thousand.",
+        "last_line",
+        "€99,282 thousand",
+    ),  # ", before ..." is a trailing clause
     ("Net income was higher in 2023 ($66,246K vs $58,926K).", "last_line", "2023"),  # a year
     ("It was higher in 2024.", "last_line", "2024"),  # a year answer
     ("$1,500 thousand", "whole", "$1,500 thousand"),  # whole answer with a scale word

@@ -113,6 +113,20 @@ READINGS: list[tuple[str, str, int, str | None, str | None, bool]] = [
     ("\\frac{3}{4}", "0.75", 0, None, None, False),  # LaTeX fraction
     ("\\dfrac{1}{2}", "0.5", 0, None, None, False),  # display fraction
     ("-\\frac{1}{4}", "-0.25", 0, None, None, False),  # negative LaTeX fraction
+    ("½", "0.5", 0, None, None, False),  # a vulgar fraction
+    ("¾", "0.75", 0, None, None, False),  # three quarters
+    ("2¾", "2.75", 0, None, None, False),  # a whole glued to a vulgar fraction
+    ("1 ½", "1.5", 0, None, None, False),  # a whole and a vulgar fraction
+    ("1 1/2", "1.5", 0, None, None, False),  # a mixed number (recipe style)
+    ("−2 1/4", "-2.25", 0, None, None, False),  # a negative mixed number (U+2212)
+    # --- decimal commas, only where unambiguous (docs/reading.md) ---
+    ("1.234,56", "1234.56", 2, None, None, False),  # dot grouping then a comma decimal
+    ("€ 1.000,50", "1000.50", 2, None, "EUR", False),  # euro, dot grouping, comma decimal
+    ("€3,50", "3.50", 2, None, "EUR", False),  # a euro sign before a comma decimal
+    ("3,50 €", "3.50", 2, None, "EUR", False),  # a euro sign after it
+    ("12,5 %", "12.5", 1, None, None, True),  # a percent after it (German style)
+    ("12,5%", "12.5", 1, None, None, True),  # glued percent
+    ("1.234.567,8 EUR", "1234567.8", 1, None, "EUR", False),  # several dot groups
     # --- number words ---
     ("ten", "10", 0, None, None, False),  # single word
     ("twenty-five", "25", 0, None, None, False),  # hyphenated
@@ -161,8 +175,12 @@ NOT_NUMBERS = [
     "x = 5",  # an equation
     "1/0",  # a zero denominator is no number (not 1)
     "\\frac{3}{0}",  # nor in LaTeX
-    "€ 1.000,50",  # European decimal comma: not read (ambiguous with grouping)
-    "1.234.567",  # dots as thousands separators: not read
+    "1.234.567",  # dots as thousands separators without a comma decimal: not read
+    "3,5",  # a bare comma decimal: a list or a pair in math ("x = 3,5"), not read
+    "(3,5)",  # an interval or a point
+    "$1,25",  # a dollar amount with a comma decimal is no style anyone writes: not read
+    "3 4/3",  # an improper fraction after a whole is no mixed number
+    "2 1/0",  # nor is a zero denominator
 ]
 
 

@@ -35,7 +35,9 @@ _YES = re.compile(
     r"\b(?:is\s+consistent|are\s+consistent|holds?|balances?|matches|satisfies)\b", re.IGNORECASE
 )
 _GAP_WORD = re.compile(
-    r"\b(?:gap|miss(?:es|ed)?\s+by|off\s+by|differ(?:s|ence)?|discrepancy|short\s+by)\b",
+    r"\b(?:gap|miss(?:es|ed)?\s+by|(?:off|out|short|inconsistent|disagree|disagrees)\s+by"
+    r"|differ(?:s|ence)?"
+    r"|discrepancy|mismatch)\b",
     re.IGNORECASE,
 )
 _GAP_WINDOW = 80

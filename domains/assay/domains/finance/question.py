@@ -36,10 +36,16 @@ def score_question(task: Task, response: str, document: Document | None) -> Verd
 
     ``document`` is ``None`` for a FinQA or TAT-QA row (no PDF: nothing to ground on).
     """
+    yes_no = bool(task.text_answers) and {t.strip().lower() for t in task.text_answers} <= {
+        "yes",
+        "no",
+    }
     found = final_answer(
         response,
         year_answer=task.year_answer,
         text_answer=bool(task.spans or task.text_answers),
+        yes_no=yes_no,
+        change=task.sign == "signed" and task.answer is not None,
     )
     refused = _refuses(found, response)
     if not task.answerable:

@@ -42,7 +42,7 @@ class FinanceVerifier(Verifier):
     """
 
     name: ClassVar[str] = "finance"
-    version: ClassVar[str] = "1.1.1"
+    version: ClassVar[str] = "1.2.0"
     aliases: ClassVar[tuple[str, ...]] = ("finqa", "tatqa", "tat-qa", "financial_docs")
     data_sources: ClassVar[tuple[str, ...]] = (
         "finqa*",

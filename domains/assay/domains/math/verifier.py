@@ -51,7 +51,7 @@ class MathVerifier(Verifier):
     """
 
     name: ClassVar[str] = "math"
-    version: ClassVar[str] = "1.2.1"
+    version: ClassVar[str] = "1.2.2"
     aliases: ClassVar[tuple[str, ...]] = ("gsm8k", "competition_math")
     data_sources: ClassVar[tuple[str, ...]] = (
         "lighteval/MATH",

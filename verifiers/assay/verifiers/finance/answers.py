@@ -25,8 +25,15 @@ from assay.verifiers.finance.numbers import (
     to_amount,
     with_glued_scale,
 )
-from assay.verifiers.reading import NumberTooLargeError, locate_answer, prepare, scan_numbers
+from assay.verifiers.reading import (
+    Located,
+    NumberTooLargeError,
+    locate_answer,
+    prepare,
+    scan_numbers,
+)
 from assay.verifiers.reading import extract_object as _extract_object
+from assay.verifiers.reading.sentence import drop_asides, last_sentence, main_clause
 
 from assay.blame import TOO_COSTLY, ResponseFault
 from assay.types import JSON
@@ -139,6 +146,8 @@ def final_answer(
     *,
     year_answer: bool = False,
     text_answer: bool = False,
+    yes_no: bool = False,
+    change: bool = False,
     special_tokens: Iterable[str] = (),
 ) -> FinalAnswer | None:
     """The final answer span of a response, or ``None`` when it has none.
@@ -147,15 +156,29 @@ def final_answer(
         text: The response (decoder special tokens are removed first).
         year_answer: The task's answer is a year: a fallback that is a year is the answer
             ("Net income was higher in 2023"); otherwise it is no answer ("revenue for 2021
-            is not disclosed").
+            is not disclosed"). With no marked answer, the last year of the main clause is
+            the answer even when figures follow it ("peaked in 2023 at €99,282 thousand").
         text_answer: The task's answer is a text or a list of spans: with no marked answer
             and no figure, the predicate of the last sentence is the answer ("The segments
             are Cloud and Devices." answers "Cloud and Devices").
+        yes_no: The task's answer is "yes" or "no": with no marked answer, a response that
+            opens with "Yes" or "No" answers that ("No, net income fell from ... to ...").
+        change: The task asks for a signed change: with no marked answer, a figure its sign
+            word joins ("a drop of $4,781 thousand") is preferred to an uncued level ("went
+            from $28,171K to $23,390K, a drop of $4,781 thousand" answers -4,781).
         special_tokens: More special tokens to remove.
     """
     found = locate_answer(text, special_tokens)
+    if yes_no and (found is None or not found.marked):
+        opening = _YES_NO.match(prepare(text, special_tokens))
+        if opening is not None:
+            return FinalAnswer(opening.group(1).lower(), "last_figure")
     if found is None:
         return _predicate(prepare(text, special_tokens)) if text_answer else None
+    if not found.marked and (year_answer or change):
+        preferred = _preferred_figure(found, year=year_answer)
+        if preferred is not None:
+            return preferred
     if found.method == "json":
         data = found.data or {}
         return FinalAnswer(found.text, "json", page=_page(data.get("page")), quote=_quote(data))
@@ -167,7 +190,33 @@ def final_answer(
     return FinalAnswer(found.text, method, amount=amount)
 
 
-_COPULA = re.compile(r"\b(?:is|are|was|were|include|includes)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+
+def _preferred_figure(found: Located, *, year: bool) -> FinalAnswer | None:
+    """The year (``year``) or the cued change figure of the answer's sentence, if another."""
+    source = found.source
+    line_start = source.rfind("\n", 0, found.start) + 1
+    line_end = source.find("\n", found.end)
+    line = source[line_start : len(source) if line_end < 0 else line_end]
+    sentence = last_sentence(drop_asides(line))
+    if year:
+        years = [f for f in scan_numbers(main_clause(sentence)).figures if f.role == "year"]
+        chosen = years[-1] if years else None
+    else:
+        figures = [f for f in scan_numbers(sentence).figures if f.role == "value"]
+        if any(f.cue is not None and f.text == found.text for f in figures):
+            return None
+        cued = [f for f in figures if f.cue is not None]
+        chosen = cued[-1] if cued else None
+    if chosen is None or chosen.text == found.text:
+        return None
+    return FinalAnswer(chosen.text, "last_figure", amount=to_amount(chosen))
+
+
+_COPULA = re.compile(
+    r"\b(?:is|are|was|were|include|includes|shows?|lists?|covers?|consists\s+of)\b", re.IGNORECASE
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -195,6 +244,9 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
     Raises:
         ResponseFault: the span's only numbers are too large to read.
     """
+    result = _after_last_equals(span)
+    if result is not None:
+        span = result  # "514,354 - 538,529 = -24,175" answers -24,175
     scan = scan_numbers(span)
     figures = [f for f in scan.figures if f.role != "date"]
     values = [f for f in figures if f.role == "value"] or figures
@@ -212,6 +264,14 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
     if first.scale is None and not first.percent and header is not None:
         first = replace(first, scale=header)  # "24.175 (in millions)"
     return first, hedged
+
+
+def _after_last_equals(span: str) -> str | None:
+    """The text after the last ``=`` of a worked line, when it holds a figure."""
+    if "=" not in span:
+        return None
+    tail = span.rsplit("=", 1)[1]
+    return tail if any(f.role == "value" for f in scan_numbers(tail).figures) else None
 
 
 def is_refusal(text: str) -> bool:

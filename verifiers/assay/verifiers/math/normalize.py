@@ -22,6 +22,7 @@ import unicodedata
 
 from assay.verifiers.math.scan import find_top_level, wrapped_by
 from assay.verifiers.reading import NumberTooLargeError, read_number
+from assay.verifiers.reading.numbers import VULGAR_FRACTIONS
 
 _UNICODE = str.maketrans(
     {
@@ -287,11 +288,22 @@ def plain_number(text: str) -> str | None:
         figure = read_number(text)
     except NumberTooLargeError:
         return None
-    if figure is None or figure.kind != "digits" or figure.scale is not None:
+    if figure is None or figure.scale is not None:
+        return None
+    if figure.kind == "fraction" and figure.fraction is not None and _is_mixed(figure.text):
+        top, bottom = figure.fraction  # "1 1/2", "2¾", "½": the exact pair
+        sign = "-" if top < 0 else ""
+        return f"{sign}\\frac{{{abs(top)}}}{{{bottom}}}" + ("\\%" if figure.percent else "")
+    if figure.kind != "digits":
         return None
     if figure.parenthesized:
         return None
     return f"{figure.value:f}" + ("\\%" if figure.percent else "")
+
+
+def _is_mixed(text: str) -> bool:
+    """A vulgar fraction or a mixed number as written (not ``3/4``, which math parses)."""
+    return any(glyph in text for glyph in VULGAR_FRACTIONS) or " " in text.strip()
 
 
 def normalize_answer(text: str) -> str:

@@ -57,6 +57,15 @@ DOWN_WORDS = frozenset(
         "writedowns",
         "contracted",
         "contraction",
+        "slipped",
+        "slip",
+        "slips",
+        "slid",
+        "dipped",
+        "dip",
+        "dips",
+        "plunged",
+        "tumbled",
     ]
 )
 """Cue words of a fall or of a negative item."""
@@ -86,6 +95,11 @@ UP_WORDS = frozenset(
         "inflows",
         "improved",
         "improvement",
+        "climbed",
+        "jumped",
+        "surged",
+        "soared",
+        "advanced",
     ]
 )
 """Cue words of a rise or of a positive item."""

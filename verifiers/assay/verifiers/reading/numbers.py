@@ -21,11 +21,14 @@ Read as one number:
   (``$5m``; a bare ``5m`` is five metres);
 - percent: ``%``, ``\\%``, "percent", "per cent", "pct";
 - scientific notation ``1.2e-3``, ``1.2 \\times 10^{-3}``, ``1.2×10^-3``;
-- fractions ``3/4`` and ``\\frac{3}{4}`` (``fraction`` holds the exact pair);
+- fractions ``3/4`` and ``\\frac{3}{4}`` (``fraction`` holds the exact pair), vulgar fractions
+  ``½``, ``2¾``, ``1 ½`` and mixed numbers ``1 1/2`` (a whole, one space, a proper fraction);
+- decimal commas only where unambiguous: after dot grouping (``1.234,56``) or beside a euro or
+  percent mark (``€3,50``, ``12,5 %``); a comma before three digits is always thousands;
 - number words ("twenty-five", "one hundred twelve", "a dozen"), and "412 dollars and 50 cents".
 
 Not numbers: digits glued to letters before them (``abc123``, ``v2``, ``H2O``), ordinals
-(``3rd``), version strings and decimal commas (``1.2.3``, ``1,25``), phone numbers and
+(``3rd``), version strings and bare decimal commas (``1.2.3``, ``1,25``), phone numbers and
 hyphenated codes (``555-123-4567``), the base or exponent of a power (``10^5``, ``cm^2``).
 
 Bounded cost: one linear regex scan; a digit string longer than :data:`MAX_DIGITS` or an
@@ -122,6 +125,8 @@ _DASHES = "\u2212\u2013\u2012\u2014\ufe63\uff0d"
 _SIGN = rf"[-+{_DASHES}]"
 _CODES = r"USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|RMB|INR"
 _SEP = r",\\!|\{,\}|\\,|,|[\u00a0\u2009\u202f]"
+_EU_MARK = r"\s?(?:\\?%|€|EUR\b|euros?\b|Euro\b|percent\b|Prozent\b)"
+"""What after a comma decimal makes it unambiguous (``12,5 %``, ``3,50 €``)."""
 _FIGURE = re.compile(
     rf"""
     (?=[-+{_DASHES}(\\$€£¥₹UCAEGJRI.\d])
@@ -137,7 +142,10 @@ _FIGURE = re.compile(
       (?P<sign3>{_SIGN})?
       (?P<open2>\()?
       (?P<num>
-          \d{{1,3}}(?P<sep>{_SEP})\d{{3}}(?:(?P=sep)\d{{3}})*(?!\d)(?:\.\d+)?
+          (?P<eu>\d{{1,3}}(?:\.\d{{3}})+,\d+(?![\d.,])
+            | (?:(?<=€)|(?<=€\s))\d+,(?!\d{{3}}(?!\d))\d+(?![\d.,])
+            | \d+,(?!\d{{3}}(?!\d))\d+(?![\d.,])(?={_EU_MARK}))
+        | \d{{1,3}}(?P<sep>{_SEP})\d{{3}}(?:(?P=sep)\d{{3}})*(?!\d)(?:\.\d+)?
         | \d+(?:\.\d+)?
         | \.\d+
       )
@@ -156,6 +164,37 @@ _FIGURE = re.compile(
     """,
     re.VERBOSE,
 )
+VULGAR_FRACTIONS: dict[str, tuple[int, int]] = {
+    "½": (1, 2),
+    "⅓": (1, 3),
+    "⅔": (2, 3),
+    "¼": (1, 4),
+    "¾": (3, 4),
+    "⅕": (1, 5),
+    "⅖": (2, 5),
+    "⅗": (3, 5),
+    "⅘": (4, 5),
+    "⅙": (1, 6),
+    "⅚": (5, 6),
+    "⅐": (1, 7),
+    "⅛": (1, 8),
+    "⅜": (3, 8),
+    "⅝": (5, 8),
+    "⅞": (7, 8),
+    "⅑": (1, 9),
+    "⅒": (1, 10),
+}
+"""Unicode vulgar fractions and their exact pairs."""
+_GLYPHS = "".join(VULGAR_FRACTIONS)
+_ANY_GLYPH = re.compile(f"[{_GLYPHS}]")
+_VULGAR = re.compile(
+    rf"(?<![\w.,/])(?P<sign>[-{_DASHES}])?(?:(?P<whole>\d{{1,9}})\s?)?(?P<glyph>[{_GLYPHS}])"
+)
+_MIXED = re.compile(
+    rf"(?<![\w.,/\\^{_DASHES}-])(?P<sign>[-{_DASHES}](?=\d))?(?P<whole>\d{{1,9}}) "
+    r"(?P<num>\d{1,9})/(?P<den>\d{1,9})(?![\d/.,]|\w)"
+)
+"""A mixed number: a whole, one space, a proper fraction ("2 1/2" is 5/2)."""
 _CODE = re.compile(
     r"(?<![\w.])(?:\d+(?:-\d+){2,}|\(\d{3}\)\s?\d{3}-\d{4}|\+\d{1,3}(?:[\s.-]\d{2,4}){2,4})(?![\w])"
 )
@@ -306,17 +345,25 @@ def _scan_cached(text: str) -> NumberScan:
 def _scan(text: str, dollars: Dollars | None) -> NumberScan:
     has_digits = _ANY_DIGIT.search(text) is not None
     has_words = _ANY_NUMBER_WORD.search(text) is not None
-    if not has_digits and not has_words:
+    has_glyphs = _ANY_GLYPH.search(text) is not None
+    if not has_digits and not has_words and not has_glyphs:
         return NumberScan((), ())
     found_dollars = dollars if dollars is not None else _dollars_of(text)
     figures: list[Figure] = []
     oversized: list[Oversized] = []
     dates: list[tuple[int, int]] = []
-    if has_digits:
-        dates = date_spans(text)
-        codes = [(m.start(), m.end()) for m in _CODE.finditer(text)]
-        for match in _FIGURE.finditer(text):
-            if _inside(match.start(), dates) or _inside(match.start(), codes):
+    if has_digits or has_glyphs:
+        dates = date_spans(text) if has_digits else []
+        mixed = _mixed_numbers(text, dates) if has_digits or has_glyphs else []
+        figures.extend(mixed)
+        taken = sorted((f.start, f.end) for f in mixed)
+        codes = [(m.start(), m.end()) for m in _CODE.finditer(text)] if has_digits else []
+        for match in _FIGURE.finditer(text) if has_digits else ():
+            if (
+                _inside(match.start(), dates)
+                or _inside(match.start(), codes)
+                or _inside(match.start(), taken)
+            ):
                 continue
             read = _from_match(text, match, found_dollars)
             if isinstance(read, Oversized):
@@ -334,6 +381,37 @@ def _scan(text: str, dollars: Dollars | None) -> NumberScan:
     cues = CueIndex(text)
     finished = [_finish(figure, dates, found_dollars, cues) for figure in figures]
     return NumberScan(tuple(_mark_years(text, finished)), tuple(oversized))
+
+
+def _mixed_numbers(text: str, dates: list[tuple[int, int]]) -> list[Figure]:
+    """Vulgar fractions (``½``, ``2¾``, ``1 ½``) and mixed numbers (``1 1/2``): exact pairs."""
+    found: list[Figure] = []
+    for match in _VULGAR.finditer(text):
+        top, bottom = VULGAR_FRACTIONS[match["glyph"]]
+        found.append(_mixed_figure(match, int(match["whole"] or 0), top, bottom))
+    for match in _MIXED.finditer(text):
+        top, bottom = int(match["num"]), int(match["den"])
+        if 0 < top < bottom and not _inside(match.start(), dates):
+            found.append(_mixed_figure(match, int(match["whole"]), top, bottom))
+    found.sort(key=lambda figure: figure.start)
+    return [f for i, f in enumerate(found) if i == 0 or f.start >= found[i - 1].end]
+
+
+def _mixed_figure(match: re.Match[str], whole: int, top: int, bottom: int) -> Figure:
+    numerator = whole * bottom + top
+    if match["sign"] is not None:
+        numerator = -numerator
+    with localcontext() as context:
+        context.prec = 40
+        value = Decimal(numerator) / bottom
+    return Figure(
+        value=value,
+        text=match.group(0),
+        start=match.start(),
+        end=match.end(),
+        kind="fraction",
+        fraction=(numerator, bottom),
+    )
 
 
 def _dollars_of(text: str) -> Dollars:
@@ -453,7 +531,12 @@ def _from_match(text: str, match: re.Match[str], dollars: Dollars) -> Figure | O
         start = max(start, match.end("cur"))
     signs = [position for position in signs if position >= start]
     negative = any(text[position] != "+" for position in signs)
-    digits = _strip_separators(groups["num"])
+    european = groups["eu"]
+    digits = (
+        european.replace(".", "").replace(",", ".")
+        if european is not None
+        else _strip_separators(groups["num"])
+    )
     if len(digits.replace(".", "")) > MAX_DIGITS:
         return Oversized(start, end, f"more than {MAX_DIGITS} digits")
     read = _mantissa(match, digits)
@@ -480,7 +563,7 @@ def _from_match(text: str, match: re.Match[str], dollars: Dollars) -> Figure | O
         scale=scale,
         percent=groups["pct"] is not None,
         parenthesized=parenthesized,
-        grouped=groups["sep"] is not None,
+        grouped=groups["sep"] is not None or (european is not None and "." in european),
         fraction=fraction,
     )
 

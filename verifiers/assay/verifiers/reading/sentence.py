@@ -59,7 +59,8 @@ _CONCLUSION = re.compile(
 )
 _TRAILING_CLAUSE = re.compile(
     r"\s*(?:but|however|though|although|assuming|unless|I|we|hope|up|down|compared|versus"
-    r"|vs\.?|from|representing|reflecting|driven|due|including|excluding"
+    r"|vs\.?|from|representing|reflecting|driven|due|including|excluding|before|after|while"
+    r"|whereas"
     r"|an?\s+(?:increase|decrease|rise|decline|drop|gain|loss|change))\b",
     re.IGNORECASE,
 )
@@ -74,6 +75,15 @@ _JUSTIFICATION = re.compile(
     r"|for\s+example)\b|\bi\.e\.|\be\.g\.",
     re.IGNORECASE,
 )
+_DASH_BREAK = re.compile(r"\s*—\s*|\s+--\s+|\s+–\s+(?=[A-Za-z])")
+"""A dash that opens an explanation: "came to £57,445 thousand — gross profit of ... less ..."."""
+_TO_FROM = re.compile(r"\bto\s+[$£€¥]?$", re.IGNORECASE)
+_FROM_AFTER = re.compile(
+    r"(?:\s*(?:thousand|million|billion|trillion|dollars|euros|pounds)\b)?\s+from\b",
+    re.IGNORECASE,
+)
+_OPERATOR = re.compile(r"\d[^\d]*?(?:[-+−×÷*/=]|\bless\b|\bminus\b|\bplus\b)[^\d]*?\d")
+_MONEY_MARK = re.compile(r"[$£€¥]|\d\s?[KkMmBb]\b")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*$\\])")
 _BOLD = re.compile(r"\*\*(?P<text>[^*]+?)\*\*")
 _CHOICE = re.compile(r"\((?P<letter>[A-J])\)")
@@ -129,8 +139,8 @@ def drop_asides(text: str) -> str:
 
 def _is_aside(content: str) -> bool:
     words = [w.lower() for w in _ASIDE_WORD.findall(_COMMAND.sub(" ", content))]
-    if not words:
-        return False  # "(587.4)", "(B)", "(5, 100)"
+    if not words:  # "(587.4)", "(B)", "(5, 100)" stay; "(£311,590K − £271,395K)" is working
+        return _MONEY_MARK.search(content) is not None and _OPERATOR.search(content) is not None
     note = all(word in _KEEP_IN_PARENTHESES for word in words)
     return not note or any(char.isdigit() for char in content)
 
@@ -151,6 +161,10 @@ def clean_tail(tail: str) -> str:
 def main_clause(sentence: str) -> str:
     """The sentence up to its first justification or trailing clause after its first item.
 
+    Trailing clauses: a comma clause ("15 of them on Wednesday", ", before falling to ..."),
+    a dash that opens an explanation (" — gross profit of ... less ..."), and "from Y" after
+    "to X" ("rose to X from Y" answers X).
+
     Example:
         >>> main_clause("So she picked 42 apples in total, 15 of them on Wednesday")
         'So she picked 42 apples in total'
@@ -162,6 +176,17 @@ def main_clause(sentence: str) -> str:
     justification = _JUSTIFICATION.search(sentence, first)
     if justification is not None:
         cut = justification.start()
+    dash = _DASH_BREAK.search(mask_math(sentence), first, cut)
+    if dash is not None:
+        cut = dash.start()
+    opening = answer_figures(sentence)[:1]
+    if (
+        opening
+        and opening[0].end == first
+        and _TO_FROM.search(sentence, 0, opening[0].start)
+        and _FROM_AFTER.match(sentence, first)
+    ):
+        cut = min(cut, first)  # "rose to $40,476 thousand from $26,087 thousand"
     comma = _top_level_comma(sentence, first, cut)
     if comma is not None and not _CONCLUSION.match(sentence, comma + 1):
         worded = re.search(r"[A-Za-z]{2,}", mask_math(sentence[first:comma])) is not None
