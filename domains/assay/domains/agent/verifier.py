@@ -8,7 +8,12 @@ from typing import ClassVar
 from assay.domains.agent.replay import replay
 from assay.domains.agent.scoring import judge
 from assay.domains.agent.task import parse_task
-from assay.verifiers.agent.trajectory import TrajectoryError, parse_trajectory
+from assay.verifiers.agent.trajectory import (
+    TrajectoryError,
+    parse_trajectory,
+    prompt_texts,
+    response_turn,
+)
 
 from assay.blame import response_owned
 from assay.types import Check, Record, Verdict
@@ -46,7 +51,7 @@ class AgentVerifier(Verifier):
     """
 
     name: ClassVar[str] = "agent"
-    version: ClassVar[str] = "1.1.1"
+    version: ClassVar[str] = "2.0.0"
     aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
     data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
     default_timeout_s: ClassVar[float] = 10.0
@@ -65,10 +70,16 @@ class AgentVerifier(Verifier):
         with response_owned("replaying the trajectory"):
             try:
                 trajectory = parse_trajectory(list(record.steps))
+                if not trajectory.turns and record.response.strip():
+                    # no assistant turn: the response is the turn (calls or text)
+                    trajectory = response_turn(record.response, trajectory.context)
+                    answer = trajectory.final_text
+                else:
+                    answer = record.response if record.response.strip() else trajectory.final_text
             except TrajectoryError as exc:
                 check = Check("trajectory", False, 0.0, str(exc), {"kind": exc.kind})
                 return Verdict.unparsable(str(exc), (check,))
-            answer = record.response if record.response.strip() else trajectory.final_text
             if not trajectory.turns and not answer.strip():
                 return Verdict.unparsable("no assistant turn and no response")
-            return judge(task, trajectory, replay(task, trajectory), answer)
+            context = prompt_texts(record.prompt)
+            return judge(task, trajectory, replay(task, trajectory), answer, context)
