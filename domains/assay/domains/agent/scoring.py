@@ -134,6 +134,9 @@ def _calls_check(
         message += f" (best of {len(task.expected)} alternative call sets)"
     if exact_required and not best.exact:
         message += "; an exact match of one call set is required"
+        failed = next((o for o in outcomes if o.failed and o not in candidates), None)
+        if failed is not None:
+            message += f"; {failed.call.name} failed ({failed.error_kind}): {failed.error}"
     return Check("calls", best.exact or score == 1.0, score, message, evidence)
 
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from assay.domains.agent.envs import env_registry
 from assay.verifiers.agent.environment import Environment, ToolError, UnknownEnvironmentError
 from assay.verifiers.agent.facts import Fact, parse_facts
-from assay.verifiers.agent.matching import ExpectedCall, parse_alternatives
-from assay.verifiers.agent.schema import ToolSpec, check_arguments, parse_tools
+from assay.verifiers.agent.matching import OMITTED, ExpectedCall, parse_alternatives
+from assay.verifiers.agent.schema import ToolSpec, check_arguments, check_value, parse_tools
 from assay.verifiers.agent.state import StateBase
 from assay.verifiers.agent.trajectory import decode_arguments
 
@@ -39,8 +39,8 @@ from assay.types import JSON
 
 DEFAULT_WEIGHTS: dict[str, float] = {"calls": 0.3, "state": 0.3, "facts": 0.2}
 GROUNDING = ("consistent", "strict", "off")
-_IRRELEVANCE_ID = re.compile(r"(?:^|[^a-z])irrelevance_\d+$")
-_RELEVANCE_ID = re.compile(r"(?:^|[^a-z])relevance_\d+$")
+_IRRELEVANCE_ID = re.compile(r"(?<![a-z])irrelevance_\d")
+_RELEVANCE_ID = re.compile(r"(?<![a-z])relevance_\d")
 _CACHE_SIZE = 2048
 
 
@@ -105,7 +105,7 @@ def _build(reference: Mapping[str, JSON]) -> AgentTask:
     if tool_key is not None:
         tools = parse_tools(reference[tool_key])
     elif env_cls is not None:
-        tools = env_cls.tool_specs()
+        tools = dict(env_cls.tool_specs())
     else:
         raise MalformedTaskError("agent reference needs 'tools' or an 'env'")
     raw_expected = reference.get("expected_calls", reference.get("ground_truth"))
@@ -163,9 +163,16 @@ def _flag(reference: Mapping[str, JSON], key: str) -> bool:
     return value
 
 
-def _expected(raw: JSON, tools: Mapping[str, ToolSpec]) -> tuple[tuple[ExpectedCall, ...], ...]:
-    """Alternative call sets, each call checked to be able to match at all."""
+def _expected(raw: JSON, tools: dict[str, ToolSpec]) -> tuple[tuple[ExpectedCall, ...], ...]:
+    """Alternative call sets, each call checked to be able to match at all.
+
+    A value the expected calls allow is never refused by the schema check: where BFCL's data
+    allows a value its own schema refuses (a variable name for an array, ``null`` for an
+    optional string, a value outside the enum), that argument's schema is widened in
+    ``tools`` to admit exactly those values, as BFCL's checker admits them.
+    """
     alternatives = parse_alternatives(raw)
+    admitted: dict[tuple[str, str], list[JSON]] = {}
     for alternative in alternatives:
         for call in alternative:
             spec = tools.get(call.name)
@@ -174,12 +181,26 @@ def _expected(raw: JSON, tools: Mapping[str, ToolSpec]) -> tuple[tuple[ExpectedC
                     f"expected call {call.name!r} can never match: it is not among the tools "
                     f"({', '.join(sorted(tools)) or 'none'})"
                 )
-            undeclared = sorted(set(call.allowed) - set(spec.properties))
+            required = set(call.required())
+            undeclared = sorted(required - set(spec.properties))
             if undeclared and spec.properties:
                 raise MalformedTaskError(
-                    f"expected call {call.name!r} can never match: argument(s) "
+                    f"expected call {call.name!r} can never match: required argument(s) "
                     f"{', '.join(undeclared)} are not in its schema"
                 )
+            for arg, values in call.allowed.items():
+                schema = spec.properties.get(arg)
+                if not isinstance(schema, Mapping):
+                    continue
+                for value in values:
+                    if value != OMITTED and check_value(value, schema, arg):
+                        admitted.setdefault((call.name, arg), []).append(value)
+    for (name, arg), values in admitted.items():
+        spec = tools[name]
+        properties = dict(spec.properties)
+        properties[arg] = {"anyOf": [properties[arg], {"enum": values}]}
+        parameters = {**spec.parameters, "properties": properties}
+        tools[name] = ToolSpec(spec.name, parameters, spec.description)
     return tuple(alternatives)
 
 
