@@ -181,6 +181,8 @@ def perturbations(row: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     if "ground_truth" not in row:
         yield "no_call", "None of the available functions can do this."
         yield "empty_list", []
+        if not row["function"]:
+            return
         function = row["function"][0]
         props = function.get("parameters", {}).get("properties", {})
         samples = {"integer": 1, "float": 1.5, "number": 1.5, "boolean": True, "array": ["a"],
