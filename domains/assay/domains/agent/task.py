@@ -195,10 +195,10 @@ def _expected(raw: JSON, tools: dict[str, ToolSpec]) -> tuple[tuple[ExpectedCall
                 for value in values:
                     if value != OMITTED and check_value(value, schema, arg):
                         admitted.setdefault((call.name, arg), []).append(value)
-    for (name, arg), values in admitted.items():
+    for (name, arg), extra in admitted.items():
         spec = tools[name]
         properties = dict(spec.properties)
-        properties[arg] = {"anyOf": [properties[arg], {"enum": values}]}
+        properties[arg] = {"anyOf": [properties[arg], {"enum": extra}]}
         parameters = {**spec.parameters, "properties": properties}
         tools[name] = ToolSpec(spec.name, parameters, spec.description)
     return tuple(alternatives)

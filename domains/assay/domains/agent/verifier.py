@@ -30,11 +30,15 @@ class AgentVerifier(Verifier):
     replaying the calls on a fresh environment, required facts in the final answer (the
     ``response``, else the last assistant text), and a gold step count. See docs/agent.md.
 
-    Verdicts: ``unparsable`` for an unreadable trajectory (unknown role, missing tool result,
-    a tool call without a name...), ``incorrect`` (score 0) when the goal state is missed, a
-    tool is called though none fits, or no outcome is achieved; otherwise the weighted score
-    (1 is ``correct``, below is ``partial``). One step result per assistant turn carries
-    ``valid_call``, ``useful_call`` and ``error_recovered``.
+    Calls come as OpenAI ``tool_calls``, Hermes/Qwen ``<tool_call>`` text, or (a response
+    without assistant turns, e.g. a BFCL row's ``result``) Python-call text or a JSON list of
+    calls. Verdicts: ``unparsable`` for an unreadable trajectory (unknown role, missing tool
+    result, a tool call without a name, call text no form reads...), ``incorrect`` (score 0)
+    when the goal state is missed, a tool is called though none fits, an exact call set is
+    missed (the default without an environment), the final answer states a figure or id no
+    tool result supports, or no outcome is achieved; otherwise ``outcome x efficiency x loops
+    x recovery`` (1 is ``correct``, below is ``partial``). One step result per assistant turn
+    carries ``valid_call``, ``useful_call`` and ``error_recovered``.
 
     Example:
         >>> record = Record("1", "agent", "Cancelled; refund $50.", {
