@@ -325,7 +325,13 @@ def report(judged: list[Judged], examples: int = 1) -> dict[str, float]:
         if item.bfcl != item.assay:
             reason = item.assay_why.split(":")[0][:70] if not item.assay else item.bfcl_why
             groups[(item.category, item.kind, item.bfcl, reason)].append(item)
-    print(f"\ndisagreements: {sum(len(g) for g in groups.values())}")
+    causes: Counter[str] = Counter()
+    for item in judged:
+        if item.bfcl != item.assay:
+            enum = "is not one of" in item.assay_why or "matches none of" in item.assay_why
+            causes[f"{item.kind}: " + ("enum value not exact" if enum else "other")] += 1
+    print(f"\ndisagreements: {sum(len(g) for g in groups.values())} "
+          f"({', '.join(f'{k} x{n}' for k, n in sorted(causes.items())) or 'none'})")  # fmt: skip
     for (category, kind, bfcl_ok, reason), items in sorted(groups.items()):
         side = "BFCL correct, assay not" if bfcl_ok else "assay correct, BFCL not"
         print(f"  [{category} / {kind}] {side} x{len(items)}: {reason}")

@@ -19,22 +19,22 @@ The outcome gates the score; how the agent got there can only lower it:
 Gates (``incorrect``, score 0): the goal state missed; a call made when no tool fits; an exact
 call set missed (the default without an environment: every expected call of one alternative,
 no extra, missing or duplicate call; failed calls that never got a result count as extra); a
-figure or id of the final answer that the tool results, arguments and prompt do not support
+figure or id of the final answer that the tool results and the prompt do not support
 (``grounding``); every outcome component at 0. A refused call (``tool_error``) counts as made
-when the task says ``refusal_ok`` and the final answer reports the refusal; facts are then not
-required. Otherwise score 1 is ``correct`` and anything below ``partial``.
+when the task says ``refusal_ok`` (and expects calls) and the final answer reports the refusal
+(a cue such as "could not" and a word or figure of the tool's refusal message); facts are then
+not required. Otherwise score 1 is ``correct`` and anything below ``partial``.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.domains.agent.replay import CallOutcome, Replay
 from assay.domains.agent.task import AgentTask
-from assay.verifiers.agent.facts import check_facts
+from assay.verifiers.agent.facts import check_facts, numbers_in, words
 from assay.verifiers.agent.grounding import check_grounding
 from assay.verifiers.agent.matching import ExpectedCall, match_calls
 from assay.verifiers.agent.trajectory import Trajectory
@@ -47,16 +47,45 @@ RECOVERY_FLOOR = 0.5
 OVER_GOLD_PENALTY = 0.5
 OUTCOMES = ("calls", "state", "facts")
 _REFUSAL = re.compile(
-    r"\b(?:could\s*n[o']t|couldn't|cannot|can\s*not|can't|unable|not\s+able|failed|fails|"
-    r"refused|declined|denied|rejected|not\s+possible|not\s+allowed|not\s+permitted|"
-    r"not\s+found|error|unfortunately|sorry)\b",
+    r"\b(?:could\s*n[o']t|couldn't|cannot|can\s*not|can't|unable|not\s+able|was\s*n[o']t|"
+    r"wasn't|did\s*n[o']t|didn't|failed|refused|declined|denied|rejected|not\s+possible|"
+    r"not\s+allowed|not\s+permitted)\b",
     re.IGNORECASE,
+)
+_PLAIN = frozenset(
+    [
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "been",
+        "were",
+        "will",
+        "your",
+        "order",
+        "call",
+        "tool",
+        "request",
+        "error",
+        "please",
+    ]
 )
 
 
-def reports_refusal(answer: str) -> bool:
-    """Whether a final answer says the action could not be done."""
-    return _REFUSAL.search(answer) is not None
+def reports_refusal(answer: str, refusals: Sequence[str]) -> bool:
+    """Whether a final answer says the action could not be done, and says it about the
+    refusal the tool gave: a word of four letters or more, or a figure, of one refusal message
+    appears in the answer (a bare "sorry" or "unfortunately" is no report)."""
+    if _REFUSAL.search(answer) is None:
+        return False
+    said = set(words(answer))
+    figures = set(numbers_in(answer))
+    for message in refusals:
+        content = {w for w in words(message) if len(w) >= 4 and w not in _PLAIN}
+        if content & said or figures & set(numbers_in(message)):
+            return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +238,8 @@ def _grounding_check(
     strict = task.grounding == "strict"
     if not results and not strict:
         return None
-    arguments = [json.dumps(o.call.arguments, default=repr) for o in outcomes if o.call.arguments]
-    evidence = [*results, *arguments, *trajectory.context, *context]
+    # the call arguments are the agent's own writing: no evidence for what it then states
+    evidence = [*results, *trajectory.context, *context]
     facts = [n for f in task.facts or () for n in f.numbers]
     found = check_grounding(answer, evidence, fact_numbers=facts, strict=strict)
     if found.passed:
@@ -276,7 +305,12 @@ def judge(
     """The verdict of a replayed trajectory (rules in the module docstring)."""
     outcomes = replay.outcomes
     refused = [o for o in outcomes if o.error_kind == "tool_error" and not o.fixed]
-    refusal = task.refusal_ok and bool(refused) and reports_refusal(answer)
+    refusal = (
+        task.refusal_ok
+        and task.expected is not None  # the refused call must be one the task expects
+        and bool(refused)
+        and reports_refusal(answer, [o.error or "" for o in refused])
+    )
     unanswered = {c.id for c in trajectory.calls if c.id not in trajectory.results}
     calls = _calls_check(task, outcomes, refusal, unanswered)
     state = _state_check(task, replay)

@@ -1,7 +1,7 @@
 """Grounded claims: the figures and ids a final answer states must come from what the agent saw.
 
 The *evidence* is what the tools returned (the replayed results with an environment, else the
-recorded ones, refusals included), the call arguments, the prompt (system, developer and user
+recorded ones, refusals included), the prompt (system, developer and user
 messages, a BFCL ``question``) and the task's own facts. Numbers are read by the shared reader
 (:mod:`assay.verifiers.reading`, through :func:`.facts.numbers_in`), so ``$412.50``, ``412.5``
 and "four hundred twelve dollars and fifty cents" are one figure.
