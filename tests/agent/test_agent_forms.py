@@ -252,3 +252,22 @@ def test_grounding_many_figures_against_many_numbers() -> None:
     answer = " ".join(f"{n}.5" for n in range(1000)) + " 1999 1999000"
     found = check_grounding(answer, evidence)
     assert len(found.figures) == 1000  # no x.5 is stated; 1999 is, 1999000 is the total
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [
+        ("[" * 20_000, "unparsable"),
+        ("[f(a=" + "[" * 5000 + "]" * 5000 + ")]", "unparsable"),
+        ("[get_weather(city=" + "9" * 5000 + ")]", "unparsable"),
+        ('[{"get_weather": ' * 3000 + "{}" + "}]" * 3000, "unparsable"),
+        ("<tool_call>" * 5000, "incorrect"),
+        ("[" + ", ".join(["get_weather(city='Paris')"] * 1001) + "]", "incorrect"),
+    ],
+    ids=["brackets", "nested-value", "huge-int", "nested-json", "many-tags", "1001-calls"],
+)  # fmt: skip
+def test_hostile_call_text_is_the_responses_fault(response: str, status: str) -> None:
+    # never a masked error or timeout: the response pays
+    got = verdict(response, BFCL_REF)
+    assert got.status.value == status, got.message
+    assert got.score == 0.0
