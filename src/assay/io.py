@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TextIO
@@ -89,7 +90,7 @@ def _parquet_rows(path: Path) -> Iterator[RawRow]:
     for batch in parquet.iter_batches(batch_size=1024):
         for row in batch.to_pylist():
             number += 1
-            yield RawRow(number, data=row)
+            yield RawRow(number, data=without_nulls(row))
 
 
 def _load_dataset_dir(path: Path) -> Any:
@@ -114,7 +115,18 @@ def _dataset_rows(dataset: Any, split: str | None) -> Iterator[RawRow]:
     if not hasattr(dataset, "column_names"):
         raise InputError(f"cannot read rows from {type(dataset).__name__}")
     for number, row in enumerate(dataset, start=1):
-        yield RawRow(number, data=row)
+        yield RawRow(number, data=without_nulls(row))
+
+
+def without_nulls(row: Any) -> Any:
+    """An Arrow row without the nulls Arrow leaves for the fields a row does not have.
+
+    Parquet and datasets give every row every column; a column another row has is ``None``
+    here, and counts as absent (a null ``response`` is a missing response, not an empty one).
+    """
+    if isinstance(row, dict):
+        return {key: value for key, value in row.items() if value is not None}
+    return row
 
 
 class ResultWriter(Protocol):
@@ -159,7 +171,8 @@ class JsonlWriter:
     def close(self) -> None:
         self._handle.flush()
         if self._own:
-            os.fsync(self._handle.fileno())
+            if stat.S_ISREG(os.fstat(self._handle.fileno()).st_mode):  # not /dev/null, a FIFO
+                os.fsync(self._handle.fileno())
             self._handle.close()
 
 

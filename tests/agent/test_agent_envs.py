@@ -177,7 +177,7 @@ def test_fresh_instances_share_nothing() -> None:
     first = get_env("retail")()
     first.call("issue_credit", {"user_id": "u1", "amount": 5})
     assert get_env("retail")().state["users"]["u1"]["credit"] == 0
-    assert set(BUILTIN_ENVS) == {"retail", "calendar", "filesystem"}
+    assert set(BUILTIN_ENVS) == {"retail", "calendar", "filesystem", "bfcl"}
 
 
 class TinyEnv(Environment):

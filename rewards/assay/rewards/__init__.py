@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from assay.rewards.normalize import RewardNormalizer
     from assay.rewards.process import place_step_rewards
     from assay.rewards.rm import RewardModelScorer
+    from assay.rewards.sampling import SamplerConfig, TaskSampler
     from assay.rewards.signals import PassRateTracker, zero_variance_mask
     from assay.rewards.spec import OverlongPenalty, RewardSpec, SpecSet
 
@@ -26,7 +27,9 @@ _EXPORTS: dict[str, str] = {
     "RewardModelScorer": "assay.rewards.rm",
     "RewardNormalizer": "assay.rewards.normalize",
     "RewardSpec": "assay.rewards.spec",
+    "SamplerConfig": "assay.rewards.sampling",
     "SpecSet": "assay.rewards.spec",
+    "TaskSampler": "assay.rewards.sampling",
     "compute_advantages": "assay.rewards.advantages",
     "compute_rewards": "assay.rewards.batch",
     "place_step_rewards": "assay.rewards.process",
@@ -40,7 +43,9 @@ __all__ = [
     "RewardModelScorer",
     "RewardNormalizer",
     "RewardSpec",
+    "SamplerConfig",
     "SpecSet",
+    "TaskSampler",
     "compute_advantages",
     "compute_rewards",
     "place_step_rewards",

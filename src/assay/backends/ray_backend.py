@@ -185,9 +185,13 @@ class RayBackend:
     ) -> Iterator[Result]:
         """Yield one result per row not in ``skip_ids``, in input order."""
         builder = RecordBuilder(
-            self.registry, self.options.default_domain, self.options.max_response_chars
+            self.registry,
+            self.options.default_domain,
+            self.options.max_response_chars,
+            self.options.fields,
         )
-        run = _Run(self, (builder.build(row) for row in rows), skip_ids)
+        items = (item for row in rows for item in builder.build_all(row))
+        run = _Run(self, items, skip_ids)
         yield from run.results()
         if self._cache is not None:
             self._cache.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from assay.domains.agent.bfcl_multi_turn import is_multi_turn_reference, verify_multi_turn
 from assay.domains.agent.replay import replay
 from assay.domains.agent.scoring import judge
 from assay.domains.agent.task import parse_task
@@ -28,7 +29,10 @@ class AgentVerifier(Verifier):
     The reference holds the tools (or an environment that provides them) and one or more
     outcomes: expected calls (BFCL style, parallel calls in any order), a goal state reached by
     replaying the calls on a fresh environment, required facts in the final answer (the
-    ``response``, else the last assistant text), and a gold step count. See docs/agent.md.
+    ``response``, else the last assistant text), and a gold step count. A BFCL multi-turn task
+    (``involved_classes``, ``initial_config``, per-turn ``ground_truth``) is replayed on BFCL's
+    own environments and judged turn by turn as BFCL does
+    (:mod:`assay.domains.agent.bfcl_multi_turn`). See docs/agent.md.
 
     Calls come as OpenAI ``tool_calls``, Hermes/Qwen ``<tool_call>`` text, or (a response
     without assistant turns, e.g. a BFCL row's ``result``) Python-call text or a JSON list of
@@ -70,6 +74,8 @@ class AgentVerifier(Verifier):
         to compare is ``incorrect`` with a failed ``too_costly`` check, never a masked
         ``timeout`` or ``error``.
         """
+        if is_multi_turn_reference(record.reference):
+            return verify_multi_turn(record)
         task = parse_task(record.reference)
         with response_owned("replaying the trajectory"):
             try:

@@ -221,6 +221,8 @@ class RestartingSession:
 
 @contextmanager
 def session_for(run: Run, code: str) -> Iterator[Session]:
+    if run.task.harness:
+        code = f"{code}\n{run.task.harness}"  # trusted glue after the candidate's code
     with RestartingSession(run, code) as session:
         yield session
 
@@ -272,7 +274,7 @@ def run_test_cases(run: Run, code: str) -> list[Unit]:
 
 def run_humaneval(run: Run, code: str) -> list[Unit]:
     with session_for(run, code) as session:
-        return run_check(run.task.spec, run.task.entry_point or "", session)
+        return run_check(run.task.spec, run.task.entry_point or "", session, run.task.prompt)
 
 
 def run_pytest(run: Run, code: str) -> list[Unit]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.domains.code.formats import from_native
+
 from assay.errors import MalformedTaskError
 
 MODES = ("tests", "test_cases", "stdio", "pytest", "repo")
@@ -32,6 +34,9 @@ class CodeTask:
         ruff_weight: Share of the score given to ruff's static-analysis score.
         static_analysis: Run ruff (on by default; ``"static_analysis": false`` skips it).
         float_tolerance: Relative tolerance for float comparisons (and stdout tokens if set).
+        prompt: ``tests`` mode: the problem's prompt (trusted); its helpers are visible to the
+            tests, and a completion that does not define the entry point continues it.
+        harness: Trusted code appended to the candidate's (LiveCodeBench's ``Solution`` shim).
     """
 
     mode: str
@@ -47,6 +52,8 @@ class CodeTask:
     ruff_weight: float = 0.0
     float_tolerance: float | None = None
     static_analysis: bool = True
+    prompt: str | None = None
+    harness: str = ""
 
     @property
     def unit_count_hint(self) -> int:
@@ -85,7 +92,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         raise MalformedTaskError(
             f"code reference must be an object, got {type(reference).__name__}"
         )
-    reference = _from_apps_format(reference)
+    reference = _from_apps_format(from_native(reference))
     language = reference.get("language", "python")
     if language != "python":
         raise MalformedTaskError(f"language {language!r} is not supported (python only)")
@@ -120,7 +127,18 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         float_tolerance=None
         if reference.get("float_tolerance") is None
         else _number(reference, "float_tolerance", 0.0),
+        prompt=_optional_text(reference, "prompt") if mode == "tests" else None,
+        harness=_optional_text(reference, "harness") or "",
     )
+
+
+def _optional_text(reference: Mapping[str, Any], key: str) -> str | None:
+    value = reference.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise MalformedTaskError(f"{key} must be text")
+    return value
 
 
 def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.domains.code import modes
+from assay.domains.code.formats import continue_prompt, from_native
 from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
 from assay.domains.code.trajectory import command_steps, commands
@@ -25,6 +27,7 @@ from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
 
 from assay.blame import RESOURCES, response_fault
+from assay.errors import MalformedTaskError
 from assay.types import Check, Record, Status, StepResult, Verdict
 from assay.verifier import Verifier
 
@@ -69,7 +72,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -160,7 +163,7 @@ class CodeVerifier(Verifier):
     def _verify_code(
         self, response: str, task: CodeTask, budget: Budget
     ) -> tuple[Verdict, dict[str, Any]]:
-        code = extract_code(response)
+        code = continue_prompt(extract_code(response), response, task.prompt, task.entry_point)
         audit: dict[str, Any] = {"code": code}
         if not code.strip():
             return Verdict.unparsable("the response has no code"), audit
@@ -262,6 +265,8 @@ def item_budget_s(record: Record) -> float:
     :data:`BUDGET_CAP_S`, so :meth:`CodeVerifier.timeout_for` always leaves slack beyond it.
     """
     reference: Mapping[str, Any] = record.reference if isinstance(record.reference, dict) else {}
+    with contextlib.suppress(MalformedTaskError, ValueError):  # verify() reports it
+        reference = from_native(reference)  # count a benchmark's own tests
     per_unit = reference.get("timeout_s", 5.0)
     valid = isinstance(per_unit, int | float) and not isinstance(per_unit, bool) and per_unit > 0
     per_unit = float(per_unit) if valid and per_unit < 1e6 else 5.0

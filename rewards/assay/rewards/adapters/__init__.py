@@ -9,6 +9,9 @@ Each adapter is its own module and imports its framework only where used:
   remote reward protocol and a ``/verify`` endpoint for assay records).
 - :mod:`assay.rewards.adapters.datasets`: a batched ``Dataset.map`` function adding verdict
   columns.
+- :mod:`assay.rewards.adapters.curriculum`: the task sampler as verl's ``train_sampler`` and
+  under TRL's repeat structure, fed each step's verdicts;
+  :mod:`assay.rewards.adapters.trl_curriculum`: the ``GRPOTrainer`` subclass that uses it.
 
 Every adapter masks ``error`` and ``timeout`` verdicts (see docs/integrations.md): they describe
 the verifier's infrastructure, never the model, so they are never handed to a trainer as 0.

@@ -4,6 +4,11 @@ The test module is trusted (it comes from the reference). Its top-level code run
 each top-level statement of ``check``'s body runs in turn with ``candidate`` bound to a
 :class:`~assay.verifiers.code.remote.RemoteFunction`. Each statement that contains an ``assert``
 is one test unit: it passes when it runs to the end. Expected values never leave this process.
+
+HumanEval's tests also call names its *prompt* defines (``encode_cyclic``, ``poly``) and the
+entry point by its own name. The prompt is part of the trusted problem: it runs here first, so
+those helpers are the problem's own (a response that redefines ``encode_cyclic`` changes only
+its copy in the sandbox), and the entry point's name is then bound to the candidate.
 """
 
 from __future__ import annotations
@@ -30,14 +35,14 @@ def _check_function(tree: ast.Module) -> ast.FunctionDef:
 class _CallOrder(ast.NodeVisitor):
     """Candidate calls of check's body in evaluation order, if all have literal arguments."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
         self.calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
         self.plain = True
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)  # arguments are evaluated before the call
-        if isinstance(node.func, ast.Name) and node.func.id == self.name:
+        if isinstance(node.func, ast.Name) and node.func.id in self.names:
             try:
                 args = tuple(ast.literal_eval(a) for a in node.args)
                 kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
@@ -51,12 +56,12 @@ class _CallOrder(ast.NodeVisitor):
             self.calls.append((args, kwargs))
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id == self.name and not isinstance(node.ctx, ast.Load):
+        if node.id in self.names and not isinstance(node.ctx, ast.Load):
             self.plain = False
 
 
 def literal_calls(
-    check: ast.FunctionDef, name: str
+    check: ast.FunctionDef, name: str, entry_point: str = ""
 ) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
     """The candidate calls ``check`` will make, in order, when that is known statically.
 
@@ -64,7 +69,7 @@ def literal_calls(
     nested functions) and every call of the candidate has literal arguments. Then the calls go
     to the sandbox in one batch; the asserts still run here, one unit each, as if called live.
     """
-    order = _CallOrder(name)
+    order = _CallOrder(frozenset({name, entry_point} - {""}))
     for statement in check.body:
         if not isinstance(statement, ast.Assert | ast.Expr):
             return []
@@ -89,7 +94,7 @@ class _Compiled:
 
 
 @lru_cache(maxsize=256)
-def _compile_tests(tests: str) -> _Compiled:
+def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
     try:
         tree = ast.parse(tests)
     except SyntaxError as exc:
@@ -108,7 +113,10 @@ def _compile_tests(tests: str) -> _Compiled:
         call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
         units.append(("check", _code([check, call]), True))
     return _Compiled(
-        compile(prelude, "<tests>", "exec"), parameter, literal_calls(check, parameter), units
+        compile(prelude, "<tests>", "exec"),
+        parameter,
+        literal_calls(check, parameter, entry_point),
+        units,
     )
 
 
@@ -120,16 +128,44 @@ def _code(body: list[ast.stmt]) -> CodeType | str:
         return f"cannot run this test statement on its own: {exc.msg}"
 
 
-def run_check(tests: str, entry_point: str, session: Session) -> list[Unit]:
-    """Run ``check(candidate)`` statement by statement against the sandboxed candidate."""
-    compiled = _compile_tests(tests)
+@lru_cache(maxsize=256)
+def _compile_prompt(prompt: str) -> CodeType:
+    try:
+        return compile(prompt, "<prompt>", "exec")
+    except (SyntaxError, ValueError) as exc:
+        raise MalformedTaskError(f"the prompt does not compile on its own: {exc}") from exc
+
+
+def run_check(
+    tests: str, entry_point: str, session: Session, prompt: str | None = None
+) -> list[Unit]:
+    """Run ``check(candidate)`` statement by statement against the sandboxed candidate.
+
+    Args:
+        tests: The test module (trusted), defining ``check(candidate)``.
+        entry_point: The candidate function's name.
+        session: The sandbox session the candidate runs in.
+        prompt: The problem's prompt (trusted); its helpers are visible to the tests.
+
+    Raises:
+        MalformedTaskError: the tests or the prompt do not compile, or the prompt's top level
+            raises.
+    """
+    compiled = _compile_tests(tests, entry_point if entry_point.isidentifier() else "")
     namespace: dict[str, Any] = {"__name__": "assay_check"}
+    if prompt:
+        try:
+            exec(_compile_prompt(prompt), namespace)  # the problem's own helpers (trusted)
+        except Exception as exc:  # the reference is broken, not the response
+            raise MalformedTaskError(f"the prompt raises when run: {exc!r}") from exc
     exec(compiled.prelude, namespace)  # trusted test code
     log = CallLog()
     candidate = RemoteFunction(session, entry_point, log)
     if compiled.plan:
         candidate.prefetch(compiled.plan)
     namespace[compiled.parameter] = candidate
+    if entry_point.isidentifier():
+        namespace[entry_point] = candidate  # tests that call the entry point by its name
     units = []
     for name, code, is_unit in compiled.units:
         unit = _run(code, namespace, log, name)

@@ -2,7 +2,9 @@
 
 Built-ins: ``retail`` (:class:`~assay.domains.agent.envs.retail.RetailEnv`), ``calendar``
 (:class:`~assay.domains.agent.envs.calendar.CalendarEnv`) and ``filesystem``
-(:class:`~assay.domains.agent.envs.files.FilesEnv`). Others come from the entry point group
+(:class:`~assay.domains.agent.envs.files.FilesEnv`), and ``bfcl``
+(:class:`~assay.domains.agent.envs.bfcl_env.BfclEnv`: BFCL's multi-turn classes, needs the
+``bfcl`` extra and bfcl-eval). Others come from the entry point group
 ``assay.agent_envs`` or from :func:`register_env` in the verifying process.
 """
 
@@ -16,6 +18,7 @@ BUILTIN_ENVS: dict[str, str] = {
     "retail": "assay.domains.agent.envs.retail:RetailEnv",
     "calendar": "assay.domains.agent.envs.calendar:CalendarEnv",
     "filesystem": "assay.domains.agent.envs.files:FilesEnv",
+    "bfcl": "assay.domains.agent.envs.bfcl_env:BfclEnv",
 }
 
 _registry: EnvRegistry | None = None

