@@ -3,15 +3,19 @@
 Accepts assay's own record shape, verl's parquet rows (``data_source``,
 ``reward_model.ground_truth``, ``extra_info``), rows whose fields have other names
 (:class:`FieldMap`: ``assay score --response-field`` and friends, dotted paths into nested
-columns) and rows of the native code benchmarks (HumanEval, MBPP, LiveCodeBench, SWE-bench),
-whose task columns are the reference. A list of response strings (verl's ``responses``, n
-samples per prompt) becomes one record per sample. Bad input is data: every problem becomes a
-:class:`~assay.types.Result` with status ``error`` (the row cannot be scored) or ``unparsable``
-(the model's response cannot be read), carrying a message that says what to fix.
+columns), rows of the native code benchmarks (HumanEval, MBPP, LiveCodeBench, SWE-bench),
+whose task columns are the reference, and BFCL rows (a question row's ``question`` and
+``function`` joined by id with the possible-answer row's ``ground_truth`` and a model's
+``result``; domain ``agent`` unless the row names one, see docs/agent.md). A list of response
+strings (verl's ``responses``, n samples per prompt) becomes one record per sample. Bad input is
+data: every problem becomes a :class:`~assay.types.Result` with status ``error`` (the row cannot
+be scored) or ``unparsable`` (the model's response cannot be read), carrying a message that says
+what to fix.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -164,7 +168,7 @@ class RecordBuilder:
             return bad_row(
                 fallback_id(row), "", f"row {row.position}: expected an object, got {kind}"
             )
-        data: Mapping[str, Any] = row.data
+        data: Mapping[str, Any] = _bfcl_row(row.data)
         raw_id, problem_key = _row_id(data, row, self.fields.id)
         row_id = clean_text(sample[0] if sample is not None else raw_id)
         group = sample[2] if sample is not None else data.get("group")
@@ -282,6 +286,31 @@ class RecordBuilder:
             return self.registry.resolve(named)
         except UnknownDomainError as exc:
             return bad_row("", named, str(exc))
+
+
+def _bfcl_row(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A BFCL row (``function`` + ``result``, no ``reference``/``response``) in record shape."""
+    if "function" not in data or "result" not in data or "reference" in data:
+        return data
+    if any(key in data for key in ("response", "solution_str", "completion")):
+        return data
+    reference: dict[str, Any] = {"function": data["function"]}
+    if "ground_truth" in data:
+        reference["ground_truth"] = data["ground_truth"]
+    if isinstance(data.get("id"), str):
+        reference["bfcl_id"] = data["id"]
+    result = data["result"]
+    if not isinstance(result, str):  # BFCL score files hold decoded results: a list of calls
+        try:
+            result = json.dumps(result)
+        except (TypeError, ValueError):
+            result = repr(result)
+    row = {k: v for k, v in data.items() if k not in ("function", "ground_truth", "result")}
+    row.update(reference=reference, response=result)
+    row.setdefault("domain", "agent")
+    if "question" in data and "prompt" not in data:
+        row["prompt"] = data["question"]
+    return row
 
 
 class _Missing:

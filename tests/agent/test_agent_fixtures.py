@@ -55,3 +55,26 @@ def test_fixtures_are_generated_by_the_script(tmp_path: Path) -> None:
     assert (tmp_path / "cases.jsonl").read_text(encoding="utf-8") == CASES_FILE.read_text(
         encoding="utf-8"
     )
+
+
+GAMING = [c for c in CASES if c["meta"].get("below")]
+
+
+@pytest.mark.parametrize("case", GAMING, ids=[c["id"] for c in GAMING])
+def test_gaming_earns_less_than_the_honest_attempt(case: dict[str, Any]) -> None:
+    # issue 16: call spam, duplicated calls, invented figures, lying about a refusal and loops
+    # of identical failing calls each earn less than an honest partial attempt at the same task
+    honest = next(c for c in CASES if c["id"] == case["meta"]["below"])
+    scores = []
+    for item in (case, honest):
+        record = Record(item["id"], "agent", item["response"], item["reference"],
+                        steps=tuple(item["steps"]))  # fmt: skip
+        scores.append(run_verifier(VERIFIER, record).verdict.score)
+    assert scores[0] < scores[1], case["meta"]["note"]
+
+
+def test_every_gaming_strategy_has_a_fixture() -> None:
+    notes = " ".join(c["meta"]["note"] for c in GAMING)
+    for strategy in ("identical reads", "made-up total", "invented", "refused", "duplicate",
+                     "identical failing"):  # fmt: skip
+        assert strategy in notes, strategy

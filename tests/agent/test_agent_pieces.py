@@ -71,8 +71,14 @@ def test_bfcl_types_and_bad_tools() -> None:
 
 @pytest.mark.parametrize(
     ("text", "normalised"),
-    [("Paris, France", "parisfrance"), ("  NEW-york ", "newyork"), ("Ǆ_x", "džx")],
-    ids=["comma", "dash-case", "nfkc-casefold"],
+    [
+        ("Paris, France", "parisfrance"),
+        ("  NEW-york ", "newyork"),
+        ("\u01c4_x", "\u01c6x"),
+        ("O'Brien", 'o"brien'),
+        ("a\tb", "a\tb"),
+    ],
+    ids=["comma", "dash-case", "lower-not-nfkc", "quote-as-bfcl", "tab-kept"],
 )
 def test_normalise_string(text: str, normalised: str) -> None:
     assert normalise_string(text) == normalised

@@ -36,6 +36,8 @@ MAX_CALLS = 1000
 """Most calls a trajectory may make; more is too costly to replay (the response's fault)."""
 MAX_CALL_CHARS = 200_000
 """Longest JSON text of one call's arguments."""
+MAX_RESULT_CHARS = 20_000
+"""Most characters of one tool result kept as evidence for grounded claims."""
 
 
 @dataclass(slots=True)
@@ -52,6 +54,10 @@ class CallOutcome:
     recovered: bool = False
     matched: bool = False
     wrong: bool = False
+    result_text: str | None = None
+    fixed: bool = False
+    """A failed call that a later success of the same tool made good."""
+    """What the call returned (replayed with an environment, else recorded), or its refusal."""
 
     @property
     def failed(self) -> bool:
@@ -120,7 +126,7 @@ def replay(task: AgentTask, trajectory: Trajectory) -> Replay:
     outcomes: list[CallOutcome] = []
     failed_keys: set[str] = set()
     success_keys: set[str] = set()
-    open_failures: dict[str, int] = {}
+    open_failures: dict[str, list[CallOutcome]] = {}
     failures = recovered_failures = 0
     budget = Budget("replaying the trajectory's calls", max_steps=MAX_CALLS)
     for call in trajectory.calls:
@@ -137,12 +143,14 @@ def replay(task: AgentTask, trajectory: Trajectory) -> Replay:
             outcome.repeat = outcome.key in failed_keys
             failed_keys.add(outcome.key)
             slot = call.name if outcome.error_kind != "unknown_tool" else "\x00any"
-            open_failures[slot] = open_failures.get(slot, 0) + 1
+            open_failures.setdefault(slot, []).append(outcome)
             failures += 1
         else:
-            pending = open_failures.pop(call.name, 0) + open_failures.pop("\x00any", 0)
-            outcome.recovered = pending > 0
-            recovered_failures += pending
+            pending = open_failures.pop(call.name, []) + open_failures.pop("\x00any", [])
+            for failed in pending:
+                failed.fixed = True
+            outcome.recovered = bool(pending)
+            recovered_failures += len(pending)
             outcome.duplicate = not outcome.mutated and outcome.key in success_keys
             success_keys.add(outcome.key)
         outcomes.append(outcome)
@@ -165,6 +173,7 @@ def _run(
         outcome.error_kind, outcome.error = "schema", "; ".join(problems)[:300]
         return
     if env is None:
+        outcome.result_text = None if recorded is None else recorded[:MAX_RESULT_CHARS]
         error = recorded_error(recorded)
         if error is not None:
             outcome.error_kind, outcome.error = "tool_error", error
@@ -172,8 +181,30 @@ def _run(
     definition = env.tools.get(call.name)
     own_spec = definition is not None and definition.spec is spec  # checked above
     try:
-        env.call(call.name, call.arguments, checked=own_spec)
+        returned = env.call(call.name, call.arguments, checked=own_spec)
     except ToolError as exc:
         outcome.error_kind, outcome.error = "tool_error", str(exc)[:300]
+        outcome.result_text = outcome.error
         return
     outcome.mutated = definition is not None and definition.mutates
+    outcome.result_text = result_text(returned)
+
+
+def result_text(value: Any) -> str:
+    """A replayed tool result as JSON text (copy-on-write mappings and sets as plain data)."""
+    try:
+        text = json.dumps(_plain(value, 0), sort_keys=True, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text[:MAX_RESULT_CHARS]
+
+
+def _plain(value: Any, depth: int) -> Any:
+    if depth > 50:
+        return repr(value)[:100]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
+        return [_plain(v, depth + 1) for v in items]
+    return value

@@ -1,67 +1,172 @@
-"""From replayed calls to checks, per-turn step results and one score.
+"""From replayed calls to checks, per-turn step results and one score that cannot be gamed.
 
-Components (each in [0, 1]; only those that apply are combined, weights renormalised):
+The outcome gates the score; how the agent got there can only lower it:
 
-- ``calls`` (when ``expected_calls`` is given): matched expected calls / (expected calls +
-  unmatched successful calls when extra calls are forbidden). With ``expected_calls: []``
-  (no tool fits) it is 1 without any call and 0 with one.
-- ``state`` (when a ``goal`` is given): 1 when the replayed final state's canonical hash equals
-  the goal's.
-- ``facts`` (when ``facts`` are given): the fraction stated in the final answer.
-- ``efficiency`` (when ``gold_steps`` is known or a failing call was repeated):
-  ``min(1, gold / calls) - 0.25 * repeats``, floored at 0; without a gold count, ``1 - 0.25 *
-  repeats``.
-- ``recovery`` (when some call failed): the fraction of failed calls later recovered.
+``score = outcome x efficiency x loops x recovery``
 
-``score = sum(w_i * c_i) / sum(w_i)``. Gates: the goal state missed, a call made when no tool
-fits, or every outcome component (calls, state, facts) at 0 make the verdict ``incorrect`` with
-score 0. Otherwise score 1 is ``correct`` and anything below ``partial``.
+- ``outcome``: the weighted mean (``calls`` 0.3, ``state`` 0.3, ``facts`` 0.2, renormalised)
+  of the outcome components that apply: ``calls`` (the best of the alternative expected call
+  sets: 1 when matched; with ``partial_credit`` or where extra calls are allowed, the matched
+  share), ``state`` (the goal state's hash reached), ``facts`` (the share stated).
+- ``efficiency``: 1 up to the gold count of calls; then ``1 - 0.5 * ((calls - gold) /
+  (budget - gold))**2`` down to 0.5 at the call budget; past the budget ``0.5 * budget / calls``
+  (31 calls for a 1-call task with budget 3: 0.048).
+- ``loops``: ``1 - 0.3`` per repeat (a failing call identical to an earlier failing call),
+  floored at 0: three identical failures then success keeps 0.4.
+- ``recovery``: ``1 - 0.1`` per failed call that no later success of that tool made good
+  (repeats aside; a refusal the task accepts aside), floored at 0.5.
+
+Gates (``incorrect``, score 0): the goal state missed; a call made when no tool fits; an exact
+call set missed (the default without an environment: every expected call of one alternative,
+no extra, missing or duplicate call; failed calls that never got a result count as extra); a
+figure or id of the final answer that the tool results and the prompt do not support
+(``grounding``); every outcome component at 0. A refused call (``tool_error``) counts as made
+when the task says ``refusal_ok`` (and expects calls) and the final answer reports the refusal
+(a cue such as "could not" and a word or figure of the tool's refusal message); facts are then
+not required. Otherwise score 1 is ``correct`` and anything below ``partial``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from assay.domains.agent.replay import CallOutcome, Replay
 from assay.domains.agent.task import AgentTask
-from assay.verifiers.agent.facts import check_facts
-from assay.verifiers.agent.matching import match_calls
+from assay.verifiers.agent.facts import check_facts, numbers_in, words
+from assay.verifiers.agent.grounding import check_grounding
+from assay.verifiers.agent.matching import ExpectedCall, match_calls
 from assay.verifiers.agent.trajectory import Trajectory
 
 from assay.types import JSON, Check, Status, StepResult, Verdict
 
-REPEAT_PENALTY = 0.25
+REPEAT_PENALTY = 0.3
+UNRECOVERED_PENALTY = 0.1
+RECOVERY_FLOOR = 0.5
+OVER_GOLD_PENALTY = 0.5
 OUTCOMES = ("calls", "state", "facts")
+_REFUSAL = re.compile(
+    r"\b(?:could\s*n[o']t|couldn't|cannot|can\s*not|can't|unable|not\s+able|was\s*n[o']t|"
+    r"wasn't|did\s*n[o']t|didn't|failed|refused|declined|denied|rejected|not\s+possible|"
+    r"not\s+allowed|not\s+permitted)\b",
+    re.IGNORECASE,
+)
+_PLAIN = frozenset(
+    [
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "been",
+        "were",
+        "will",
+        "your",
+        "order",
+        "call",
+        "tool",
+        "request",
+        "error",
+        "please",
+    ]
+)
 
 
-def _calls_check(task: AgentTask, outcomes: Sequence[CallOutcome]) -> Check | None:
+def reports_refusal(answer: str, refusals: Sequence[str]) -> bool:
+    """Whether a final answer says the action could not be done, and says it about the
+    refusal the tool gave: a word of four letters or more, or a figure, of one refusal message
+    appears in the answer (a bare "sorry" or "unfortunately" is no report)."""
+    if _REFUSAL.search(answer) is None:
+        return False
+    said = set(words(answer))
+    figures = set(numbers_in(answer))
+    for message in refusals:
+        content = {w for w in words(message) if len(w) >= 4 and w not in _PLAIN}
+        if content & said or figures & set(numbers_in(message)):
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    score: float
+    exact: bool
+    pairs: tuple[tuple[int, int], ...]
+    extras: tuple[int, ...]
+    missing: tuple[str, ...]
+    alternative: int
+
+
+def _fit(
+    alternative: Sequence[ExpectedCall], index: int, candidates: Sequence[CallOutcome],
+    strays: int, forbid_extra: bool,
+) -> _Fit:  # fmt: skip
+    matching = match_calls(alternative, [(o.call.name, o.call.arguments or {}) for o in candidates])
+    extras = matching.unmatched_actual if forbid_extra else ()
+    n_extra = len(extras) + (strays if forbid_extra else 0)
+    missing = tuple(alternative[i].name for i in matching.unmatched_expected)
+    score = len(matching.pairs) / (len(alternative) + n_extra) if alternative else 1.0
+    exact = not missing and not n_extra
+    return _Fit(score, exact, matching.pairs, extras, missing, index)
+
+
+def _calls_check(
+    task: AgentTask, outcomes: Sequence[CallOutcome], refusal: bool, unanswered: set[str]
+) -> Check | None:
+    if task.any_call:
+        valid = [o for o in outcomes if not o.failed]
+        message = "a valid call made" if valid else "no valid call made, one was needed"
+        return Check("calls", bool(valid), 1.0 if valid else 0.0, message, {"relevance": True})
     if task.expected is None:
         return None
-    if not task.expected:
+    if any(not alternative for alternative in task.expected) and not outcomes:
+        return Check("calls", True, 1.0, "no tool fits, none called", {"irrelevance": True})
+    if all(not alternative for alternative in task.expected):
         for outcome in outcomes:
             outcome.wrong = True
         names = [o.call.name for o in outcomes]
-        message = f"called {names} though no tool fits" if names else "no tool fits, none called"
-        evidence = {"irrelevance": True, "called": names}
-        return Check("calls", not names, 0.0 if names else 1.0, message, evidence)
-    candidates = [o for o in outcomes if not o.failed and o.call.arguments is not None]
-    matching = match_calls(
-        task.expected, [(o.call.name, o.call.arguments or {}) for o in candidates]
+        evidence: dict[str, JSON] = {"irrelevance": True, "called": names}
+        return Check("calls", False, 0.0, f"called {names} though no tool fits", evidence)
+    candidates = [
+        o for o in outcomes
+        if o.call.arguments is not None
+        and (not o.failed or (refusal and o.error_kind == "tool_error"))
+    ]  # fmt: skip
+    # a failed call that never got a result was never seen failing: an extra answer
+    strays = sum(
+        1 for o in outcomes if o.failed and o.call.id in unanswered and o not in candidates
     )
-    for _, j in matching.pairs:
+    fits = [
+        _fit(alternative, k, candidates, strays, task.forbid_extra)
+        for k, alternative in enumerate(task.expected) if alternative
+    ]  # fmt: skip
+    best = max(fits, key=lambda f: (f.exact, f.score, -len(f.extras)))
+    for _, j in best.pairs:
         candidates[j].matched = True
-    extras = [candidates[j] for j in matching.unmatched_actual] if task.forbid_extra else []
-    for outcome in extras:
-        outcome.wrong = True
-    matched = len(matching.pairs)
-    score = matched / (len(task.expected) + len(extras))
+    for j in best.extras:
+        candidates[j].wrong = True
+    expected = len(task.expected[best.alternative])
+    matched = len(best.pairs)
+    n_extra = len(best.extras) + (strays if task.forbid_extra else 0)
+    exact_required = task.forbid_extra and not task.partial_credit
+    score = best.score if not exact_required or best.exact else 0.0
+    if exact_required and not best.exact:
+        score = 0.0
     evidence = {
-        "matched": matched, "expected": len(task.expected),
-        "missing": [task.expected[i].name for i in matching.unmatched_expected],
-        "extra": [o.call.name for o in extras],
+        "matched": matched, "expected": expected, "missing": list(best.missing),
+        "extra": [candidates[j].call.name for j in best.extras], "alternative": best.alternative,
+        "alternatives": len(task.expected), "exact": exact_required,
     }  # fmt: skip
-    message = f"{matched}/{len(task.expected)} expected calls made, {len(extras)} extra"
-    return Check("calls", score == 1.0, score, message, evidence)
+    message = f"{matched}/{expected} expected calls made, {n_extra} extra"
+    if len(task.expected) > 1:
+        message += f" (best of {len(task.expected)} alternative call sets)"
+    if exact_required and not best.exact:
+        message += "; an exact match of one call set is required"
+        failed = next((o for o in outcomes if o.failed and o not in candidates), None)
+        if failed is not None:
+            message += f"; {failed.call.name} failed ({failed.error_kind}): {failed.error}"
+    return Check("calls", best.exact or score == 1.0, score, message, evidence)
 
 
 def _state_check(task: AgentTask, replay: Replay) -> Check | None:
@@ -84,31 +189,69 @@ def _facts_check(task: AgentTask, answer: str) -> Check | None:
 
 
 def _efficiency_check(task: AgentTask, outcomes: Sequence[CallOutcome]) -> Check | None:
-    repeats = sum(o.repeat for o in outcomes)
-    if task.gold_steps is None and not repeats:
+    made, gold, budget = len(outcomes), task.gold_steps, task.call_budget
+    if gold is None and budget is None:
         return None
-    made = len(outcomes)
-    if task.gold_steps is None:
-        ratio = 1.0
-    elif made <= task.gold_steps:
-        ratio = 1.0 if made or not task.gold_steps else 0.0
+    if budget is not None and made > budget:
+        factor = OVER_GOLD_PENALTY * budget / made
+    elif gold is None or made <= gold:
+        factor = 1.0
     else:
-        ratio = task.gold_steps / made
-    score = max(0.0, ratio - REPEAT_PENALTY * repeats)
-    evidence = {"calls": made, "gold_steps": task.gold_steps, "repeated_failures": repeats}
-    message = f"{made} calls for {task.gold_steps} gold steps, {repeats} repeated failing calls"
-    return Check("efficiency", score == 1.0, score, message, evidence)
+        room = (budget or gold) - gold
+        share = (made - gold) / room if room else 1.0
+        factor = 1.0 - OVER_GOLD_PENALTY * share * share
+    evidence = {"calls": made, "gold_steps": gold, "budget": budget}
+    message = f"{made} calls for {gold} gold steps (budget {budget})"
+    return Check("efficiency", factor == 1.0, round(factor, 6), message, evidence)
 
 
-def _recovery_check(replay: Replay) -> Check | None:
-    if not replay.failures:
+def _loop_check(outcomes: Sequence[CallOutcome]) -> Check | None:
+    repeats = sum(o.repeat for o in outcomes)
+    if not repeats:
         return None
-    score = replay.recovered_failures / replay.failures
-    message = (
-        f"{replay.recovered_failures}/{replay.failures} failed calls followed by a corrected call"
+    factor = max(0.0, 1.0 - REPEAT_PENALTY * repeats)
+    message = f"{repeats} failing call(s) identical to an earlier failing call (a loop)"
+    return Check("loops", False, round(factor, 6), message, {"repeats": repeats})
+
+
+def _recovery_check(outcomes: Sequence[CallOutcome], refusal: bool) -> Check | None:
+    failed = [o for o in outcomes if o.failed and not o.repeat]
+    if not failed:
+        return None
+    accepted = [o for o in failed if refusal and o.error_kind == "tool_error" and o.matched]
+    open_ = [o for o in failed if not o.fixed and o not in accepted]
+    factor = max(RECOVERY_FLOOR, 1.0 - UNRECOVERED_PENALTY * len(open_))
+    message = f"{len(failed) - len(open_)}/{len(failed)} failed calls made good by a later call" + (
+        " or an accepted refusal" if accepted else ""
     )
-    evidence = {"failed": replay.failures, "recovered": replay.recovered_failures}
-    return Check("recovery", score == 1.0, score, message, evidence)
+    evidence = {"failed": len(failed), "unrecovered": len(open_), "refusals": len(accepted)}
+    return Check("recovery", not open_, round(factor, 6), message, evidence)
+
+
+def _grounding_check(
+    task: AgentTask, trajectory: Trajectory, outcomes: Sequence[CallOutcome], answer: str,
+    context: Sequence[str],
+) -> Check | None:  # fmt: skip
+    if task.grounding == "off" or not answer.strip():
+        return None
+    results = [o.result_text for o in outcomes if o.result_text is not None]
+    strict = task.grounding == "strict"
+    if not results and not strict:
+        return None
+    # the call arguments are the agent's own writing: no evidence for what it then states
+    evidence = [*results, *trajectory.context, *context]
+    facts = [n for f in task.facts or () for n in f.numbers]
+    found = check_grounding(answer, evidence, fact_numbers=facts, strict=strict)
+    if found.passed:
+        return Check("grounding", True, 1.0, "every figure and id stated is supported", {})
+    parts = []
+    if found.figures:
+        parts.append("figures " + ", ".join(f"{x:g}" for x in found.figures[:10]))
+    if found.ids:
+        parts.append("ids " + ", ".join(found.ids[:10]))
+    message = f"the answer states {' and '.join(parts)} that no tool result supports"
+    ev: dict[str, JSON] = {"figures": list(found.figures[:50]), "ids": list(found.ids[:50])}
+    return Check("grounding", False, 0.0, message, ev)
 
 
 def _validity_check(outcomes: Sequence[CallOutcome]) -> Check:
@@ -155,35 +298,65 @@ def turn_steps(trajectory: Trajectory, replay: Replay, facts: Check | None) -> l
     return steps
 
 
-def judge(task: AgentTask, trajectory: Trajectory, replay: Replay, answer: str) -> Verdict:
+def judge(
+    task: AgentTask, trajectory: Trajectory, replay: Replay, answer: str,
+    context: Sequence[str] = (),
+) -> Verdict:  # fmt: skip
     """The verdict of a replayed trajectory (rules in the module docstring)."""
     outcomes = replay.outcomes
-    calls = _calls_check(task, outcomes)
+    refused = [o for o in outcomes if o.error_kind == "tool_error" and not o.fixed]
+    refusal = (
+        task.refusal_ok
+        and task.expected is not None  # the refused call must be one the task expects
+        and bool(refused)
+        and reports_refusal(answer, [o.error or "" for o in refused])
+    )
+    unanswered = {c.id for c in trajectory.calls if c.id not in trajectory.results}
+    calls = _calls_check(task, outcomes, refusal, unanswered)
     state = _state_check(task, replay)
-    facts = _facts_check(task, answer)
-    components = {
-        "calls": calls, "state": state, "facts": facts,
-        "efficiency": _efficiency_check(task, outcomes), "recovery": _recovery_check(replay),
-    }  # fmt: skip
-    present = {k: c for k, c in components.items() if c is not None}
-    checks = (_validity_check(outcomes), *present.values())
+    facts = None if refusal else _facts_check(task, answer)
+    grounding = _grounding_check(task, trajectory, outcomes, answer, context)
+    outcome_checks = {"calls": calls, "state": state, "facts": facts}
+    present = {k: c for k, c in outcome_checks.items() if c is not None}
+    factors = [
+        c for c in (
+            _efficiency_check(task, outcomes), _loop_check(outcomes),
+            _recovery_check(outcomes, refusal),
+        ) if c is not None
+    ]  # fmt: skip
+    checks = (_validity_check(outcomes), *present.values(), *factors)
+    if grounding is not None:
+        checks = (*checks, grounding)
+    if refusal:
+        checks = (*checks, Check("refusal", True, 1.0, "a refusal the task accepts, reported"))
     steps = tuple(turn_steps(trajectory, replay, facts))
     total = sum(task.weights[k] for k in present)
-    score = sum(task.weights[k] * float(c.score or 0.0) for k, c in present.items())
-    score = round(score / total, 6) if total else 0.0
-    outcome_scores = [float(present[k].score or 0.0) for k in OUTCOMES if k in present]
-    gate = _gate(calls, state, outcome_scores)
+    outcome = sum(task.weights[k] * float(c.score or 0.0) for k, c in present.items())
+    outcome = outcome / total if total else 0.0
+    score = outcome
+    for factor in factors:
+        score *= float(factor.score or 0.0)
+    score = round(score, 6)
+    gate = _gate(task, calls, state, grounding, [float(c.score or 0.0) for c in present.values()])
     if gate is not None:
         return Verdict(Status.INCORRECT, 0.0, checks, steps, gate)
     failing = [c.message for c in checks if not c.passed]
     return Verdict.graded(score, checks, steps, "; ".join(failing) or None)
 
 
-def _gate(calls: Check | None, state: Check | None, outcome_scores: list[float]) -> str | None:
+def _gate(
+    task: AgentTask, calls: Check | None, state: Check | None, grounding: Check | None,
+    outcome_scores: list[float],
+) -> str | None:  # fmt: skip
     if state is not None and not state.passed:
         return state.message
-    if calls is not None and calls.evidence.get("irrelevance") and not calls.passed:
-        return calls.message
-    if outcome_scores and not any(outcome_scores):
+    if calls is not None and not calls.passed:
+        if calls.evidence.get("irrelevance") or calls.evidence.get("relevance"):
+            return calls.message
+        if calls.evidence.get("exact"):
+            return calls.message
+    if grounding is not None and not grounding.passed:
+        return grounding.message
+    if not outcome_scores or not any(outcome_scores):
         return "no outcome achieved"
     return None

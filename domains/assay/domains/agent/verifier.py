@@ -9,7 +9,12 @@ from assay.domains.agent.bfcl_multi_turn import is_multi_turn_reference, verify_
 from assay.domains.agent.replay import replay
 from assay.domains.agent.scoring import judge
 from assay.domains.agent.task import parse_task
-from assay.verifiers.agent.trajectory import TrajectoryError, parse_trajectory
+from assay.verifiers.agent.trajectory import (
+    TrajectoryError,
+    parse_trajectory,
+    prompt_texts,
+    response_turn,
+)
 
 from assay.blame import response_owned
 from assay.types import Check, Record, Verdict
@@ -29,11 +34,15 @@ class AgentVerifier(Verifier):
     own environments and judged turn by turn as BFCL does
     (:mod:`assay.domains.agent.bfcl_multi_turn`). See docs/agent.md.
 
-    Verdicts: ``unparsable`` for an unreadable trajectory (unknown role, missing tool result,
-    a tool call without a name...), ``incorrect`` (score 0) when the goal state is missed, a
-    tool is called though none fits, or no outcome is achieved; otherwise the weighted score
-    (1 is ``correct``, below is ``partial``). One step result per assistant turn carries
-    ``valid_call``, ``useful_call`` and ``error_recovered``.
+    Calls come as OpenAI ``tool_calls``, Hermes/Qwen ``<tool_call>`` text, or (a response
+    without assistant turns, e.g. a BFCL row's ``result``) Python-call text or a JSON list of
+    calls. Verdicts: ``unparsable`` for an unreadable trajectory (unknown role, missing tool
+    result, a tool call without a name, call text no form reads...), ``incorrect`` (score 0)
+    when the goal state is missed, a tool is called though none fits, an exact call set is
+    missed (the default without an environment), the final answer states a figure or id no
+    tool result supports, or no outcome is achieved; otherwise ``outcome x efficiency x loops
+    x recovery`` (1 is ``correct``, below is ``partial``). One step result per assistant turn
+    carries ``valid_call``, ``useful_call`` and ``error_recovered``.
 
     Example:
         >>> record = Record("1", "agent", "Cancelled; refund $50.", {
@@ -50,7 +59,7 @@ class AgentVerifier(Verifier):
     """
 
     name: ClassVar[str] = "agent"
-    version: ClassVar[str] = "1.1.2"
+    version: ClassVar[str] = "2.0.0"
     aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
     data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
     default_timeout_s: ClassVar[float] = 10.0
@@ -71,10 +80,16 @@ class AgentVerifier(Verifier):
         with response_owned("replaying the trajectory"):
             try:
                 trajectory = parse_trajectory(list(record.steps))
+                if not trajectory.turns and record.response.strip():
+                    # no assistant turn: the response is the turn (calls or text)
+                    trajectory = response_turn(record.response, trajectory.context)
+                    answer = trajectory.final_text
+                else:
+                    answer = record.response if record.response.strip() else trajectory.final_text
             except TrajectoryError as exc:
                 check = Check("trajectory", False, 0.0, str(exc), {"kind": exc.kind})
                 return Verdict.unparsable(str(exc), (check,))
-            answer = record.response if record.response.strip() else trajectory.final_text
             if not trajectory.turns and not answer.strip():
                 return Verdict.unparsable("no assistant turn and no response")
-            return judge(task, trajectory, replay(task, trajectory), answer)
+            context = prompt_texts(record.prompt)
+            return judge(task, trajectory, replay(task, trajectory), answer, context)

@@ -1,6 +1,8 @@
 """Reusable pieces for judging tool-calling agents.
 
 - :mod:`~assay.verifiers.agent.trajectory`: OpenAI-format messages to turns and calls.
+- :mod:`~assay.verifiers.agent.calltext`: calls as text (BFCL Python calls, JSON, Hermes).
+- :mod:`~assay.verifiers.agent.grounding`: figures and ids of an answer against evidence.
 - :mod:`~assay.verifiers.agent.schema`: tool schemas and strict argument checking.
 - :mod:`~assay.verifiers.agent.matching`: BFCL-style expected calls, parallel in any order.
 - :mod:`~assay.verifiers.agent.canonical`: canonical form and hash of a state.

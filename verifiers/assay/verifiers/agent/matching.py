@@ -8,18 +8,24 @@ all required). An actual call matches when the name is equal, every required exp
 is present, no argument outside the expected ones is given, and each value matches one of its
 allowed values:
 
-- strings after :func:`normalise_string` (case, spaces and ``,./-_*^'"`` do not count);
+- strings after :func:`normalise_string` (BFCL's rule: case, spaces and ``,./-_*^`` do not
+  count, ``'`` equals ``"``);
 - numbers numerically (an int matches an allowed ``5.0``), never a bool for a number;
-- lists element by element in order, objects key by key.
+- lists element by element in order; objects key by key, either literally or, as BFCL writes
+  nested objects, with each key mapping to a list of allowed values (``""`` among them: the
+  key may be left out).
 
 Several expected calls (parallel calls) are matched as a set, in any order, by a maximum
 bipartite matching, so one actual call never satisfies two expected ones.
+
+``expected_calls`` may hold several *alternative* call sets: a list of lists of calls (each
+inner list in either notation above). A flat list of calls (BFCL's ``ground_truth``) is one
+set; ``[]`` is the empty set (no call fits).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,7 +35,7 @@ from assay.types import JSON
 OMITTED = ""
 """BFCL's marker, among an argument's allowed values, for "may be left out"."""
 
-_STRIP = re.compile(r"[\s,./\-_*^'\"]+")
+_STRIP = re.compile(r"[ ,./\-_*^]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +50,31 @@ class ExpectedCall:
 
 
 def normalise_string(text: str) -> str:
-    """Casefolded NFKC text without whitespace and ``,./-_*^'"`` (BFCL's leniency)."""
-    return _STRIP.sub("", unicodedata.normalize("NFKC", text).casefold())
+    """BFCL's string leniency: spaces and ``,./-_*^`` removed, lower case, ``'`` read as ``"``."""
+    return _STRIP.sub("", text).lower().replace("'", '"')
+
+
+def parse_alternatives(calls: JSON) -> list[tuple[ExpectedCall, ...]]:
+    """Alternative expected call sets: a list of lists of calls, or one flat list (one set).
+
+    Raises:
+        MalformedTaskError: not a list, lists mixed with calls, or a bad entry.
+    """
+    if not isinstance(calls, list):
+        raise MalformedTaskError(f"expected_calls must be a list, got {type(calls).__name__}")
+    nested = [isinstance(entry, list) for entry in calls]
+    if calls and all(nested):  # an empty alternative: "no call" is one acceptable answer
+        return [
+            tuple(_parse_one(entry, position, f"expected_calls[{k}]")
+                  for position, entry in enumerate(alternative))
+            for k, alternative in enumerate(calls) if isinstance(alternative, list)
+        ]  # fmt: skip
+    if any(nested):
+        raise MalformedTaskError(
+            "expected_calls mixes call sets (lists) and calls: use a list of alternative call "
+            "sets, or one list of calls"
+        )
+    return [tuple(parse_expected(calls))]
 
 
 def parse_expected(calls: JSON) -> list[ExpectedCall]:
@@ -59,8 +88,8 @@ def parse_expected(calls: JSON) -> list[ExpectedCall]:
     return [_parse_one(entry, position) for position, entry in enumerate(calls)]
 
 
-def _parse_one(entry: JSON, position: int) -> ExpectedCall:
-    where = f"expected_calls[{position}]"
+def _parse_one(entry: JSON, position: int, prefix: str = "expected_calls") -> ExpectedCall:
+    where = f"{prefix}[{position}]"
     if not isinstance(entry, Mapping):
         raise MalformedTaskError(f"{where} is not an object")
     if isinstance(entry.get("name"), str) and "arguments" in entry:
@@ -96,10 +125,29 @@ def values_match(actual: JSON, allowed: JSON) -> bool:
             values_match(a, b) for a, b in zip(actual, allowed, strict=True)
         )
     if isinstance(actual, Mapping) and isinstance(allowed, Mapping):
-        return set(actual) == set(allowed) and all(
+        literal = set(actual) == set(allowed) and all(
             values_match(actual[k], allowed[k]) for k in actual
         )
+        return literal or _bfcl_object_match(actual, allowed)
     return actual is None and allowed is None
+
+
+def _bfcl_object_match(actual: Mapping[str, JSON], allowed: Mapping[str, JSON]) -> bool:
+    """BFCL's nested objects: each key maps to its allowed values, ``""`` = may be left out."""
+    if not all(isinstance(v, list) and v for v in allowed.values()):
+        return False
+    for key, options in allowed.items():
+        if key not in actual:
+            if not (isinstance(options, list) and OMITTED in options):
+                return False
+            continue
+        choices = options if isinstance(options, list) else []
+        value = actual[key]
+        if not any(
+            values_match(value, o) for o in choices if o != OMITTED or isinstance(value, str)
+        ):
+            return False
+    return all(key in allowed for key in actual)
 
 
 def mismatch(expected: ExpectedCall, name: str, arguments: Mapping[str, JSON]) -> str | None:

@@ -9,7 +9,9 @@ Accepted messages: ``system``/``developer``/``user`` (ignored for scoring), ``as
 What makes a trajectory unreadable (:class:`TrajectoryError`, an ``unparsable`` verdict): a
 message that is not an object, an unknown role, content of the wrong type, a tool call without
 a function name, two calls with one id, a tool result for no call, and a call whose result is
-missing although the conversation went on after it. Calls of the *last* assistant turn may
+missing although the conversation went on after it. Hermes/Qwen
+``<tool_call>{...}</tool_call>`` blocks in an assistant message without ``tool_calls`` are read
+as its calls (:mod:`~assay.verifiers.agent.calltext`). Calls of the *last* assistant turn may
 lack results (BFCL-style: the call itself is the answer). Arguments that are not a JSON object
 are not fatal: the call is kept with :attr:`ToolCall.problem` set, and scored as an invalid
 call.
@@ -20,6 +22,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from assay.verifiers.agent.calltext import (
+    CallTextError,
+    TextCall,
+    looks_like_calls,
+    read_calls,
+    split_tool_call_tags,
+)
 
 from assay.errors import AssayError
 from assay.types import JSON
@@ -33,7 +43,7 @@ class TrajectoryError(AssayError):
     Attributes:
         kind: Stable tag: ``not_a_list``, ``not_an_object``, ``unknown_role``, ``bad_content``,
             ``bad_tool_call``, ``duplicate_call_id``, ``orphan_tool_result``,
-            ``missing_tool_result``.
+            ``missing_tool_result``, ``bad_call_text``.
     """
 
     def __init__(self, kind: str, message: str) -> None:
@@ -78,6 +88,8 @@ class Trajectory:
 
     turns: tuple[Turn, ...]
     results: Mapping[str, str]
+    context: tuple[str, ...] = ()
+    """Text of the system, developer and user messages (what the prompt gave the agent)."""
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -128,6 +140,53 @@ def decode_arguments(raw: JSON) -> tuple[Mapping[str, JSON] | None, str | None]:
     return value, None
 
 
+def _text_calls(calls: list[TextCall], index: int, turn: int) -> tuple[ToolCall, ...]:
+    return tuple(
+        ToolCall(f"call@{index}.{k}", c.name, c.arguments, c.problem, index, turn)
+        for k, c in enumerate(calls)
+    )
+
+
+def prompt_texts(prompt: JSON, limit: int = 200_000) -> tuple[str, ...]:
+    """Every string of a record's prompt (chat messages, BFCL's nested ``question``), capped."""
+    texts: list[str] = []
+    stack: list[JSON] = [prompt]
+    size = 0
+    while stack and size < limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item[: limit - size])
+            size += len(texts[-1])
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+    return tuple(texts)
+
+
+def response_turn(response: str, context: tuple[str, ...] = ()) -> Trajectory:
+    """A one-turn trajectory of a response without steps: its calls (Hermes ``<tool_call>``
+    blocks, a JSON list of calls or Python-call text) or its text.
+
+    Raises:
+        TrajectoryError: ``bad_call_text``, the response is written as calls (starts like a
+            JSON list or like ``name(``) but no call form reads it.
+    """
+    tagged = split_tool_call_tags(response)
+    if tagged is not None:
+        rest, calls = tagged
+        return Trajectory((Turn(0, 0, rest, _text_calls(calls, 0, 0)),), {}, context)
+    if looks_like_calls(response):
+        try:
+            calls = read_calls(response)
+        except CallTextError as exc:
+            raise TrajectoryError(
+                "bad_call_text", f"the response is written as calls but cannot be read: {exc}"
+            ) from exc
+        return Trajectory((Turn(0, 0, "", _text_calls(calls, 0, 0)),), {}, context)
+    return Trajectory((Turn(0, 0, response, ()),), {}, context)
+
+
 def _calls(message: Mapping[str, JSON], index: int, turn: int) -> tuple[ToolCall, ...]:
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
@@ -155,6 +214,7 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
     turns: list[Turn] = []
     results: dict[str, str] = {}
     pending: dict[str, ToolCall] = {}
+    context: list[str] = []
     for index, message in enumerate(steps):
         if not isinstance(message, Mapping):
             raise TrajectoryError("not_an_object", f"message {index} is not an object")
@@ -164,13 +224,17 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
         if role == "assistant":
             _missing(pending, f"before message {index}")
             calls = _calls(message, index, len(turns))
+            content = content_text(message.get("content"), f"message {index}")
+            tagged = None if calls else split_tool_call_tags(content)
+            if tagged is not None:  # Hermes/Qwen <tool_call> blocks in the text are calls
+                content, text_calls = tagged
+                calls = _text_calls(text_calls, index, len(turns))
             for call in calls:
                 if call.id in pending or call.id in results:
                     raise TrajectoryError(
                         "duplicate_call_id", f"message {index}: call id {call.id!r} used twice"
                     )
                 pending[call.id] = call
-            content = content_text(message.get("content"), f"message {index}")
             turns.append(Turn(len(turns), index, content, calls))
         elif role == "tool":
             text = content_text(message.get("content"), f"message {index}")
@@ -184,10 +248,10 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
             del pending[call_id]
             results[call_id] = text
         else:
-            content_text(message.get("content"), f"message {index}")
+            context.append(content_text(message.get("content"), f"message {index}"))
     if turns and pending and any(c.turn != turns[-1].index for c in pending.values()):
         _missing(pending, "at the end")
-    return Trajectory(tuple(turns), results)
+    return Trajectory(tuple(turns), results, tuple(context))
 
 
 def _missing(pending: Mapping[str, ToolCall], where: str) -> None:
