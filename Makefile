@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml scripts/system-deps.sh | $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check 'torch==2.13.0' || echo "no local CPU torch 2.13.0: the torch>=2.1 range is resolved below"
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'verl==0.9.1'
+	# OpenRLHF pins ray, transformers and deepspeed; its remote-reward client needs only aiohttp and pylatexenc (verl-test)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'openrlhf==0.11.2'
 	# pyrender pins PyOpenGL==3.1.0 (no OSMesa contexts); the mesh extra brings 3.1.7 and its other needs
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'pyrender==0.1.45'
 	touch $(STAMP)

@@ -206,7 +206,9 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
-    serve.add_argument("--token", help="require 'Authorization: Bearer TOKEN'")
+    serve.add_argument(
+        "--token", help="require 'Authorization: Bearer TOKEN' or the path /t/TOKEN/get_reward"
+    )
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     serve.add_argument(
         "--max-batch", type=int, default=256, help="most items per request (default 256)"
