@@ -125,6 +125,12 @@ def _parser() -> argparse.ArgumentParser:
         "--actors", type=int, metavar="N", help="Ray scoring actors (default: CPUs / --workers)"
     )
     score.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        help="give up joining the Ray cluster at --address after S seconds (default 30)",
+    )
+    score.add_argument(
         "--priority",
         action="append",
         type=_domain_number,
@@ -318,7 +324,14 @@ def _score(args: argparse.Namespace) -> int:
     total = _count_rows(args.input) if show else None  # a second read only for the bar
     progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
     summary = Summary()
-    scorer = open_backend(args.backend, options, registry, address=args.address, actors=args.actors)
+    scorer = open_backend(
+        args.backend,
+        options,
+        registry,
+        address=args.address,
+        actors=args.actors,
+        connect_timeout_s=args.connect_timeout,
+    )
     with contextlib.closing(scorer):
         try:
             for result in scorer.score_rows(rows, skip_ids=done_ids):
