@@ -97,9 +97,11 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
                 time.sleep(0.5)
         yield _Head(port, token, root)
     finally:
-        os.killpg(process.pid, signal.SIGTERM)  # ray start --block stops what it started
+        # ray start --block stops what it started on SIGTERM, slowly on a loaded machine; its
+        # processes share its process group, which is killed after a short grace
+        os.killpg(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=15)
+            process.wait(timeout=3)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
