@@ -22,6 +22,8 @@ $(STAMP): pyproject.toml scripts/system-deps.sh | $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'verl==0.9.1'
 	# bfcl-eval pins numpy==1.26.4, networkx==3.3 and LLM SDKs; its environments and checkers need only the bfcl extra
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'bfcl-eval==2026.3.23'
+	# OpenRLHF pins ray, transformers and deepspeed; its remote-reward client needs only aiohttp and pylatexenc (verl-test)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'openrlhf==0.11.2'
 	# pyrender pins PyOpenGL==3.1.0 (no OSMesa contexts); the mesh extra brings 3.1.7 and its other needs
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps 'pyrender==0.1.45'
 	touch $(STAMP)

@@ -156,6 +156,12 @@ def _parser() -> argparse.ArgumentParser:
         "--actors", type=int, metavar="N", help="Ray scoring actors (default: CPUs / --workers)"
     )
     score.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        help="give up joining the Ray cluster at --address after S seconds (default 30)",
+    )
+    score.add_argument(
         "--priority",
         action="append",
         type=_domain_number,
@@ -237,7 +243,9 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
-    serve.add_argument("--token", help="require 'Authorization: Bearer TOKEN'")
+    serve.add_argument(
+        "--token", help="require 'Authorization: Bearer TOKEN' or the path /t/TOKEN/get_reward"
+    )
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     serve.add_argument(
         "--max-batch", type=int, default=256, help="most items per request (default 256)"
@@ -363,7 +371,14 @@ def _score(args: argparse.Namespace) -> int:
     total = _count_rows(args.input) if show else None  # a second read only for the bar
     progress = Progress(None if total is None else max(total - len(done_ids), 0), enabled=show)
     summary = Summary()
-    scorer = open_backend(args.backend, options, registry, address=args.address, actors=args.actors)
+    scorer = open_backend(
+        args.backend,
+        options,
+        registry,
+        address=args.address,
+        actors=args.actors,
+        connect_timeout_s=args.connect_timeout,
+    )
     closed_pipe = False
     with contextlib.closing(scorer):
         try:

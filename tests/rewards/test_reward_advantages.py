@@ -267,3 +267,87 @@ def test_segment_stats_match_torch() -> None:
 def test_group_index_from_strings() -> None:
     # string ids map to dense indices; None is a singleton group each time
     assert group_index(["a", "b", None, "a", None]).tolist() == [0, 1, 2, 0, 3]
+
+
+# --- against verl where a response has masked tokens inside it, and RLOO groups of one --------
+
+
+def _multi_turn_batch(seed: int, size: int = 24, length: int = 16) -> tuple[Tensor, ...]:
+    """Responses with tool observations inside them: runs of mask 0 between model turns."""
+    generator = torch.Generator().manual_seed(seed)
+    mask = torch.ones(size, length)
+    for i in range(size):
+        start = int(torch.randint(1, length - 4, (1,), generator=generator))
+        width = int(torch.randint(1, 4, (1,), generator=generator))
+        mask[i, start : start + width] = 0.0  # an observation the model did not write
+        end = int(torch.randint(length - 3, length + 1, (1,), generator=generator))
+        mask[i, end:] = 0.0  # padding
+    rewards = torch.zeros(size, length)
+    last = (torch.arange(length) * mask).amax(-1).long()
+    rewards[torch.arange(size), last] = torch.rand(size, generator=generator)
+    rewards += 0.01 * torch.randn(size, length, generator=generator) * mask  # per-token KL terms
+    values = torch.randn(size, length, generator=generator)
+    return rewards, values, mask
+
+
+@pytest.mark.parametrize(
+    ("seed", "gamma", "lam"),
+    [(0, 1.0, 1.0), (1, 0.99, 0.95), (2, 0.9, 0.5)],
+    ids=["g1-l1", "g.99-l.95", "g.9-l.5"],
+)
+def test_gae_matches_verl_across_masked_tokens(seed: int, gamma: float, lam: float) -> None:
+    # values and TD errors of observation tokens are skipped and the recursion carried over
+    # them, as verl's compute_gae_advantage_return does
+    rewards, values, mask = _multi_turn_batch(seed)
+    got_adv, got_ret = gae_advantages(rewards, values, mask, gamma, lam)
+    verl_adv, verl_ret = core_algos.compute_gae_advantage_return(
+        rewards, values, mask, torch.tensor(gamma), torch.tensor(lam)
+    )
+    torch.testing.assert_close(got_adv, verl_adv * mask, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(got_ret, verl_ret * mask, atol=1e-5, rtol=1e-5)
+
+
+def test_gae_observation_values_do_not_leak() -> None:
+    # the critic's values on observation tokens (any value at all) change nothing
+    rewards, values, mask = _multi_turn_batch(5)
+    noisy = values.clone()
+    noisy[mask == 0] = 1e3
+    first, _ = gae_advantages(rewards, values, mask, 0.99, 0.95)
+    second, _ = gae_advantages(rewards, noisy, mask, 0.99, 0.95)
+    torch.testing.assert_close(first, second)
+
+
+SINGLETON_BATCH = (
+    torch.tensor([1.0, 0.4, 0.0, 0.7, 0.0]),
+    torch.tensor([1, 2, 2, 3, 4]),  # groups 1, 3 and 4 have one sample each
+)
+
+
+def test_rloo_singleton_score_matches_verl() -> None:
+    scores, groups = SINGLETON_BATCH
+    mask = torch.ones(len(scores), 3)
+    got = compute_advantages("rloo", scores, groups, mask, rloo_singleton="score")
+    expected = verl_advantages(core_algos.compute_rloo_outcome_advantage, scores, groups, mask)
+    torch.testing.assert_close(got, expected, atol=1e-6, rtol=0)
+    assert got[:, 0].tolist() == pytest.approx([1.0, 0.4, -0.4, 0.7, 0.0])
+
+
+def test_rloo_singleton_zero_is_the_documented_default() -> None:
+    # the deliberate difference from verl: no leave-one-out baseline, no update
+    scores, groups = SINGLETON_BATCH
+    got = rloo_advantages(scores, groups)
+    assert got.tolist() == pytest.approx([0.0, 0.4, -0.4, 0.0, 0.0])
+    verl = verl_advantages(
+        core_algos.compute_rloo_outcome_advantage, scores, groups, torch.ones(5, 1)
+    )
+    assert not torch.allclose(got, verl[:, 0])
+    with pytest.raises(ConfigError, match="singleton"):
+        rloo_advantages(scores, groups, singleton="verl")  # type: ignore[arg-type]
+
+
+def test_rloo_group_shrunk_to_one_by_masking() -> None:
+    # a group of two whose other sample is masked is a group of one
+    scores, groups = torch.tensor([1.0, 0.0]), torch.tensor([7, 7])
+    valid = torch.tensor([True, False])
+    assert rloo_advantages(scores, groups, valid).tolist() == [0.0, 0.0]
+    assert rloo_advantages(scores, groups, valid, singleton="score").tolist() == [1.0, 0.0]

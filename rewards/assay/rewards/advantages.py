@@ -69,14 +69,32 @@ def dr_grpo_advantages(scores: Tensor, groups: Tensor, valid: Tensor | None = No
     return grpo_advantages(scores, groups, valid, norm_by_std=False)
 
 
-def rloo_advantages(scores: Tensor, groups: Tensor, valid: Tensor | None = None) -> Tensor:
-    """RLOO advantages ``[B]``: ``r_i - (sum_g - r_i) / (n_g - 1)``; singleton groups get 0."""
+RlooSingleton = Literal["zero", "score"]
+
+
+def rloo_advantages(
+    scores: Tensor,
+    groups: Tensor,
+    valid: Tensor | None = None,
+    *,
+    singleton: RlooSingleton = "zero",
+) -> Tensor:
+    """RLOO advantages ``[B]``: ``r_i - (sum_g - r_i) / (n_g - 1)``.
+
+    A group with one valid sample has no leave-one-out baseline. ``singleton="zero"`` (the
+    default) gives it advantage 0: no update from a sample nothing can be compared with (a group
+    can shrink to one when the others are masked). ``singleton="score"`` gives it its score
+    (baseline 0), as verl's ``compute_rloo_outcome_advantage`` does.
+    """
+    if singleton not in ("zero", "score"):
+        raise ConfigError(f"rloo singleton must be 'zero' or 'score', not {singleton!r}")
     is_valid = _valid(scores, valid)
     index = group_index(groups, scores.device)
     stats = segment_stats(scores, index, is_valid)
     count = stats.count.index_select(0, index)
     baseline = (stats.total.index_select(0, index) - scores) / (count - 1).clamp(min=1.0)
-    advantages = torch.where(count > 1, scores - baseline, torch.zeros_like(scores))
+    alone = scores if singleton == "score" else torch.zeros_like(scores)
+    advantages = torch.where(count > 1, scores - baseline, alone)
     return torch.where(is_valid, advantages, torch.zeros_like(advantages))
 
 
@@ -187,20 +205,27 @@ def gae_advantages(
 ) -> tuple[Tensor, Tensor]:
     """Generalised advantage estimation for PPO; returns ``(advantages, returns)`` ``[B, T]``.
 
-    ``delta_t = r_t + gamma * V_{t+1} - V_t`` and ``A_t = delta_t + gamma * lam * A_{t+1}``
-    (a loop over T, vectorised over B); advantages are whitened over the response mask.
+    ``delta_t = r_t + gamma * V_next - V_t`` and ``A_t = delta_t + gamma * lam * A_next``
+    (a loop over T, vectorised over B), where ``V_next`` and ``A_next`` are those of the next
+    token *in the mask*: tokens outside it (tool observations inside a multi-turn response,
+    padding) are skipped, their value and TD error left out, and the recursion carried across
+    them, as verl's ``compute_gae_advantage_return`` does. Advantages are whitened over the
+    mask; both outputs are 0 outside it.
     """
     steps = token_rewards.shape[-1]
-    last = torch.zeros_like(token_rewards[:, 0])
+    mask = response_mask.to(token_rewards.dtype)
+    next_value = torch.zeros_like(token_rewards[:, 0])
+    last = torch.zeros_like(next_value)
     reversed_advantages = []
     for t in reversed(range(steps)):
-        next_value = values[:, t + 1] if t < steps - 1 else torch.zeros_like(last)
         delta = token_rewards[:, t] + gamma * next_value - values[:, t]
-        last = delta + gamma * lam * last
+        here = mask[:, t]
+        # outside the mask, carry the next in-mask token's value and advantage unchanged
+        next_value = values[:, t] * here + (1 - here) * next_value
+        last = (delta + gamma * lam * last) * here + (1 - here) * last
         reversed_advantages.append(last)
     advantages = torch.stack(reversed_advantages[::-1], dim=1)
     returns = advantages + values
-    mask = response_mask.to(advantages.dtype)
     return masked_whiten(advantages, response_mask) * mask, returns * mask
 
 
@@ -213,10 +238,12 @@ def compute_advantages(
     *,
     norm_by_std: bool = True,
     epsilon: float = 1e-6,
+    rloo_singleton: RlooSingleton = "zero",
     out: Tensor | None = None,
 ) -> Tensor:
     """Token-level advantages ``[B, T]`` of an outcome estimator (not ``ppo``, see GAE).
 
+    ``rloo_singleton`` is :func:`rloo_advantages`'s ``singleton`` (``"score"`` as verl).
     ``out`` is an optional ``[B, T]`` buffer to write into (see `to_tokens`).
     """
     if estimator == "grpo":
@@ -226,7 +253,7 @@ def compute_advantages(
     elif estimator == "dr_grpo":
         per_sample = dr_grpo_advantages(scores, groups, valid)
     elif estimator == "rloo":
-        per_sample = rloo_advantages(scores, groups, valid)
+        per_sample = rloo_advantages(scores, groups, valid, singleton=rloo_singleton)
     elif estimator == "reinforce_pp":
         return reinforce_pp_advantages(scores, groups, response_mask, valid, out=out)
     else:

@@ -26,6 +26,7 @@ import torch
 from assay.rewards.advantages import (
     ESTIMATORS,
     Estimator,
+    RlooSingleton,
     compute_advantages,
     gae_advantages,
     ppo_token_rewards,
@@ -103,6 +104,7 @@ def compute_rewards(
     normalizer: RewardNormalizer | None = None,
     norm_by_std: bool = True,
     epsilon: float = 1e-6,
+    rloo_singleton: RlooSingleton = "zero",
     kl: Tensor | None = None,
     kl_beta: float = 0.0,
     step_end_tokens: Sequence[Sequence[int]] | None = None,
@@ -125,6 +127,8 @@ def compute_rewards(
         normalizer: Keeps running statistics across calls; default: one built from ``specs``.
         norm_by_std: GRPO std scaling.
         epsilon: GRPO std epsilon.
+        rloo_singleton: RLOO on a group of one valid sample: ``"zero"`` (advantage 0) or
+            ``"score"`` (its score, as verl).
         kl: Per-token KL estimate ``[B, T]`` subtracted from token rewards times ``kl_beta``.
         kl_beta: KL coefficient.
         step_end_tokens: Per sample, the token where each verdict step ends; step scores times
@@ -177,7 +181,14 @@ def compute_rewards(
         only_outcome = (kl is None or not kl_beta) and step_end_tokens is None
         outcome = scores * valid if only_outcome else token_rewards.sum(-1)
         advantages = compute_advantages(
-            estimator, outcome, index, mask, valid, norm_by_std=norm_by_std, epsilon=epsilon
+            estimator,
+            outcome,
+            index,
+            mask,
+            valid,
+            norm_by_std=norm_by_std,
+            epsilon=epsilon,
+            rloo_singleton=rloo_singleton,
         )
     zero_variance = zero_variance_mask(scores, index, valid)
     metrics = _metrics(results, scores, valid, zero_variance)

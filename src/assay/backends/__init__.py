@@ -7,6 +7,7 @@ input order, ``cache`` is the verdict cache, ``close()`` stops the workers.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from typing import Literal, Protocol
 
@@ -41,8 +42,9 @@ def open_backend(
     *,
     address: str | None = None,
     actors: int | None = None,
+    connect_timeout_s: float | None = None,
 ) -> Backend:
-    """A started backend by name; ``address`` and ``actors`` apply to ``ray`` only.
+    """A started backend by name; ``address``, ``actors``, ``connect_timeout_s``: ``ray`` only.
 
     Example:
         >>> backend = open_backend("local", ScoreOptions(workers=1))
@@ -55,5 +57,8 @@ def open_backend(
     if name == "ray":
         from assay.backends.ray_backend import RayBackend, RayOptions
 
-        return RayBackend(options, RayOptions(address=address, actors=actors), registry)
+        ray_options = RayOptions(address=address, actors=actors)
+        if connect_timeout_s is not None:
+            ray_options = dataclasses.replace(ray_options, connect_timeout_s=connect_timeout_s)
+        return RayBackend(options, ray_options, registry)
     raise ConfigError(f"unknown backend {name!r}; choose one of: {', '.join(BACKENDS)}")

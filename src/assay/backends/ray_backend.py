@@ -13,8 +13,10 @@ then its items are ``error`` verdicts that say so, never lost. Actors are restar
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
+import socket
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -47,6 +49,9 @@ class RayOptions:
         chunks_per_actor: Calls in flight per actor (they feed the same warm pool).
         retries: Extra dispatches of a chunk whose actor or node died.
         max_restarts: Restarts Ray grants each actor before the backend replaces it.
+        connect_timeout_s: How long joining the cluster at ``address`` may take before it fails
+            with a :class:`~assay.errors.ConfigError` (an unreachable address, a token Ray
+            refuses), instead of Ray's own minutes of retries.
         restart_wait_s: How long a chunk waits, resent with backoff, for an actor that Ray
             reports as restarting (``ActorUnavailableError``) before that counts as a failure.
             A restart on a loaded machine takes seconds; counting each immediate resend as a
@@ -59,6 +64,7 @@ class RayOptions:
     chunks_per_actor: int = 2
     retries: int = 2
     max_restarts: int = 4
+    connect_timeout_s: float = 30.0
     restart_wait_s: float = 120.0
 
 
@@ -143,11 +149,13 @@ class RayBackend:
             raise ConfigError("chunk_size and chunks_per_actor must be at least 1")
         if self.ray_options.actors is not None and self.ray_options.actors < 1:
             raise ConfigError("the Ray backend needs at least 1 actor (--actors)")
+        if not self.ray_options.connect_timeout_s > 0:
+            raise ConfigError("the Ray connect timeout must be more than 0 seconds")
         self.registry = registry or default_registry()
         self._cache = VerdictCache(self.options.cache_dir) if self.options.cache_dir else None
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray:
-            _init_ray(self.ray_options.address)
+            _init_ray(self.ray_options.address, self.ray_options.connect_timeout_s)
         self._specs = {
             e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()
         }
@@ -395,8 +403,84 @@ def _remote_actor_class() -> Any:
     return _REMOTE
 
 
-def _init_ray(address: str | None) -> None:
+AUTH_MODE = "RAY_AUTH_MODE"
+TOKEN_SOURCES = ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+GCS_WAIT = "RAY_gcs_server_port_wait_time_s"  # Ray's connect attempts (about 1 s each)
+
+
+def _init_ray(address: str | None, connect_timeout_s: float = 30.0) -> None:
     if address is None:
         ray.init(include_dashboard=False, logging_level=logging.WARNING)
-    else:
+        return
+    target = gcs_target(address)
+    if target is not None:
+        check_reachable(address, *target, timeout_s=connect_timeout_s)
+    token = token_source()
+    if token is not None and AUTH_MODE not in os.environ:
+        # Ray turns token auth on by itself only for a local cluster it finds ("auto"); with an
+        # explicit address it would connect without the token and be refused
+        _refresh_ray_auth()
+    previous = os.environ.get(GCS_WAIT)
+    if previous is None:
+        os.environ[GCS_WAIT] = str(max(1, int(connect_timeout_s)))
+    try:
         ray.init(address=address, logging_level=logging.WARNING)
+    except (ConnectionError, ray.exceptions.AuthenticationError) as exc:
+        raise ConfigError(connect_failure(address, exc, token)) from None
+    finally:
+        if previous is None:
+            os.environ.pop(GCS_WAIT, None)
+
+
+def gcs_target(address: str) -> tuple[str, int] | None:
+    """Host and port to probe for ``address``; ``None`` for ``auto`` / ``local`` (Ray finds it)."""
+    if address in ("auto", "local"):
+        return None
+    rest = address.split("://", 1)[1] if "://" in address else address
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ConfigError(f"Ray address {address!r} is not HOST:PORT or ray://HOST:PORT")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def check_reachable(address: str, host: str, port: int, *, timeout_s: float) -> None:
+    """Raise :class:`ConfigError` unless a TCP connection to ``host:port`` opens in time."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return
+    except TimeoutError:
+        reason = f"no answer within {timeout_s:g} s"
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+    raise ConfigError(
+        f"cannot reach the Ray cluster at {address} ({reason}); check the address and that "
+        "its head node is running (ray status on the head)"
+    )
+
+
+def token_source() -> str | None:
+    """Where this process would take a Ray auth token from, or ``None`` when it has none."""
+    for name in TOKEN_SOURCES:
+        if os.environ.get(name):
+            return f"${name}"
+    default = os.path.join(os.path.expanduser("~"), ".ray", "auth_token")
+    return default if os.path.isfile(default) else None
+
+
+def connect_failure(address: str, exc: BaseException, token: str | None) -> str:
+    """The message for a failed ``ray.init(address=...)``: what failed and what to check."""
+    mode = os.environ.get(AUTH_MODE, "unset")
+    where = f"the token from {token}" if token else "no token"
+    return (
+        f"cannot join the Ray cluster at {address}: {exc}. This process sent {where} "
+        f"({AUTH_MODE}={mode}). A cluster with token auth on refuses a missing or wrong token: "
+        "give this process the head's token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or "
+        "~/.ray/auth_token, as the head's `ray get-auth-token` prints it)"
+    )
+
+
+def _refresh_ray_auth() -> None:
+    # Ray caches its config at import; this is Ray's own switch to token mode (what it runs for
+    # an "auto" address when a token exists)
+    setup = importlib.import_module("ray._private.authentication.authentication_token_setup")
+    setup._enable_token_auth()

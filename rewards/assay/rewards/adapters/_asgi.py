@@ -308,7 +308,10 @@ def _listen(host: str, port: int, backlog: int) -> socket.socket:
 
 
 def build_app(core: ServeCore) -> Starlette:
-    """The Starlette app: ``GET /health``, ``POST /``, ``/get_reward`` and ``/verify``."""
+    """The Starlette app: ``GET /health``, ``POST /``, ``/get_reward`` and ``/verify``.
+
+    The POST endpoints are also served under ``/t/<token>/`` (the ``--token`` as a path segment).
+    """
 
     async def health(request: Request) -> Response:
         if core.draining:
@@ -319,10 +322,14 @@ def build_app(core: ServeCore) -> Starlette:
         try:
             if core.draining:
                 return await _refuse_while_draining(request, core)
-            if not core.authorized(request.headers.get("authorization")):
-                raise RequestError(401, "missing or wrong bearer token")
+            path_token = request.path_params.get("token")
+            if not core.authorized(request.headers.get("authorization"), path_token):
+                raise RequestError(401, "missing or wrong token (bearer header or /t/<token>/)")
             body = await _read_json(request, core)
-            return _json(200, await core.answer(request.url.path, body))
+            path = request.url.path
+            if path_token is not None:  # /t/<token>/get_reward -> /get_reward
+                path = "/" + request.path_params.get("endpoint", "")
+            return _json(200, await core.answer(path, body))
         except RequestError as exc:
             return _json(exc.status, {"error": str(exc)}, close=exc.status == 408)
         except ClientDisconnect:  # nobody is left to answer; nothing to log
@@ -343,6 +350,9 @@ def build_app(core: ServeCore) -> Starlette:
         Route("/", post, methods=["POST"]),
         Route("/get_reward", post, methods=["POST"]),
         Route("/verify", post, methods=["POST"]),
+        # the token as a secret path segment, for clients that cannot send a header
+        Route("/t/{token}/", post, methods=["POST"]),
+        Route("/t/{token}/{endpoint:path}", post, methods=["POST"]),
     ]
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
 

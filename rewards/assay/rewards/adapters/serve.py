@@ -58,7 +58,8 @@ class ServeConfig:
     Attributes:
         host: Interface to bind; 127.0.0.1 unless told otherwise.
         port: TCP port; 0 picks a free one.
-        token: When set, requests need ``Authorization: Bearer <token>``.
+        token: When set, requests need ``Authorization: Bearer <token>``, or the token as the
+            path segment of ``/t/<token>/get_reward`` (and ``/t/<token>/``, ``/t/<token>/verify``).
         workers: Worker processes of the warm pool.
         max_batch: Most items in one request (400 beyond).
         max_body_bytes: Largest request body (413 beyond).
@@ -172,10 +173,19 @@ class ServeCore:
         self.admitted = 0
         self.draining = False
 
-    def authorized(self, header: str | None) -> bool:
+    def authorized(self, header: str | None, path_token: str | None = None) -> bool:
+        """Whether a request may be answered: no ``--token``, or the token given either way.
+
+        ``header`` is the ``Authorization`` header (``Bearer <token>``); ``path_token`` is the
+        secret path segment of ``/t/<token>/...`` (for clients that cannot send a header, such
+        as OpenRLHF's). Both are compared in constant time.
+        """
         if self.config.token is None:
             return True
-        expected = f"Bearer {self.config.token}".encode()
+        token = self.config.token.encode()
+        if path_token is not None:
+            return hmac.compare_digest(path_token.encode("utf-8", "replace"), token)
+        expected = b"Bearer " + token
         return hmac.compare_digest((header or "").encode("utf-8", "replace"), expected)
 
     async def answer(self, path: str, body: Any) -> dict[str, Any]:

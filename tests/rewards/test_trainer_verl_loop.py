@@ -1,0 +1,201 @@
+"""verl 0.9.1 reaches assay through its own loading code, from a config composed as its CLI does.
+
+``python -m verl.trainer.main_ppo key=value ...`` is ``@hydra.main(config_name="ppo_trainer")``
+over verl's own YAML; here the same YAML is composed with the same overrides (hydra's compose
+API), and the reward side is built by verl's functions: ``get_custom_reward_fn`` and
+``load_reward_manager`` (what ``RewardLoopWorker`` calls), the reward-manager registry (filled by
+assay's ``verl.plugins`` entry point when verl is imported), and the ``RewardLoopWorker`` itself
+on a real ``DataProto``. The tokenizer is a real Hugging Face tokenizer built on the spot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+import verl
+from assay.rewards.adapters.verl_loop import AssayRewardLoopManager
+from hydra import compose, initialize_config_dir
+from trainer_tokenizer import build_tokenizer
+from transformers import AutoTokenizer
+from verl import DataProto
+from verl.experimental.reward_loop import RewardLoopWorker
+from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls
+from verl.trainer.ppo.reward import (
+    get_custom_reward_fn,
+    load_reward_manager,
+    resolve_reward_manager_cls,
+)
+
+CONFIG_DIR = Path(verl.__file__).parent / "trainer" / "config"
+ADAPTER = "pkg://assay.rewards.adapters.verl"
+
+# (response text as the policy wrote it, ground truth, status, score)
+CASES: list[tuple[str, Any, str, float]] = [
+    ("Natalia sold 48 + 24 = 72 clips. #### 72<|im_end|>", "72", "correct", 1.0),
+    ("48 + 24 = 71. #### 71<|im_end|>", "72", "incorrect", 0.0),
+    ("so \\boxed{72}", "72", "correct", 1.0),
+    # a reference of the wrong shape is the dataset's fault: masked, 0.0 with the flag
+    ("#### 72", None, "error", 0.0),
+]
+
+
+def _compose(overrides: list[str]) -> Any:
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base=None):
+        return compose(config_name="ppo_trainer", overrides=overrides)
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tokenizer(tmp_path_factory.mktemp("tokenizer"))
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tokenizer_dir: Path) -> Any:
+    return AutoTokenizer.from_pretrained(str(tokenizer_dir))
+
+
+def _data(tokenizer: Any, cases: list[tuple[str, Any, str, float]], source: str) -> DataProto:
+    """A batch shaped as verl's trainer hands it to the reward loop (left-padded prompts)."""
+    prompt_len, response_len = 4, 40
+    size = len(cases)
+    pad = tokenizer.pad_token_id
+    prompts = torch.full((size, prompt_len), pad, dtype=torch.long)
+    responses = torch.full((size, response_len), pad, dtype=torch.long)
+    mask = torch.zeros(size, prompt_len + response_len, dtype=torch.long)
+    prompt_ids = tokenizer.encode("Natalia sold", add_special_tokens=False)[-prompt_len:]
+    for i, (text, *_) in enumerate(cases):
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        assert len(ids) <= response_len, text
+        prompts[i, prompt_len - len(prompt_ids) :] = torch.tensor(prompt_ids)
+        mask[i, prompt_len - len(prompt_ids) : prompt_len] = 1
+        responses[i, : len(ids)] = torch.tensor(ids)
+        mask[i, prompt_len : prompt_len + len(ids)] = 1
+    return DataProto.from_dict(
+        tensors={
+            "prompts": prompts,
+            "responses": responses,
+            "input_ids": torch.cat([prompts, responses], dim=1),
+            "attention_mask": mask,
+        },
+        non_tensors={
+            "data_source": np.array([source] * size, dtype=object),
+            "reward_model": np.array(
+                [{"style": "rule", "ground_truth": c[1]} for c in cases], dtype=object
+            ),
+            "extra_info": np.array([{"index": i} for i in range(size)], dtype=object),
+        },
+    )
+
+
+def _valid_lengths(data: DataProto) -> list[int]:
+    prompt_len = data.batch["prompts"].shape[1]
+    return [int(n) for n in data.batch["attention_mask"][:, prompt_len:].sum(dim=1)]
+
+
+def test_custom_reward_function_keys_of_main_ppo_load_assay(tokenizer: Any) -> None:
+    config = _compose(
+        [
+            f"reward.custom_reward_function.path={ADAPTER}",
+            "reward.custom_reward_function.name=compute_score",
+            "+reward.custom_reward_function.reward_kwargs.domain=math",
+            "+reward.custom_reward_function.reward_kwargs.workers=1",
+        ]
+    )
+    fn = get_custom_reward_fn(config)
+    assert fn is not None
+    out = fn(data_source="openai/gsm8k", solution_str="#### 72", ground_truth="72")
+    assert out == {"score": 1.0, "status": "correct", "masked": False}
+    # verl's own per-sample manager (naive) with assay's function, through load_reward_manager
+    manager = load_reward_manager(config, tokenizer)
+    data = _data(tokenizer, CASES, "openai/gsm8k")
+    got = [
+        manager.loop.run_until_complete(manager.run_single(data[i : i + 1]))
+        for i in range(len(data))
+    ]
+    assert [g["reward_score"] for g in got] == [c[3] for c in CASES]
+    assert [g["reward_extra_info"]["status"] for g in got] == [c[2] for c in CASES]
+    assert [g["reward_extra_info"]["masked"] for g in got] == [c[2] == "error" for c in CASES]
+
+
+def test_top_level_custom_reward_function_is_not_read_by_main_ppo() -> None:
+    # the keys the docs used to give: main_ppo leaves them in the legacy block and scores with
+    # verl's own gsm8k function, so the docs must not give them (test_docs_integrations)
+    config = _compose([f"custom_reward_function.path={ADAPTER}", "custom_reward_function.name=x"])
+    assert get_custom_reward_fn(config) is None
+
+
+@pytest.fixture(scope="module")
+def loop_config(tokenizer_dir: Path) -> Iterator[Any]:
+    yield _compose(
+        [
+            f"actor_rollout_ref.model.path={tokenizer_dir}",
+            "reward.reward_manager.name=assay",
+            "+reward.reward_kwargs.domain=math",
+            "+reward.reward_kwargs.workers=1",
+        ]
+    )
+
+
+def test_reward_manager_name_assay_resolves_through_verls_registry(loop_config: Any) -> None:
+    # the plugin registered the name when verl was imported; RewardLoopManager (the driver)
+    # resolves the class with resolve_reward_manager_cls
+    assert get_reward_manager_cls("assay") is AssayRewardLoopManager
+    assert resolve_reward_manager_cls(loop_config) is AssayRewardLoopManager
+
+
+def test_reward_loop_worker_scores_a_dataproto_with_assay(loop_config: Any, tokenizer: Any) -> None:
+    # what RewardLoopManager.compute_rm_score does with each worker's chunk, minus Ray
+    worker = RewardLoopWorker(loop_config)
+    assert isinstance(worker.reward_manager, AssayRewardLoopManager)
+    data = _data(tokenizer, CASES, "my/unrouted-source")  # reward_kwargs.domain routes it
+    outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
+    scores = [o["reward_score"] for o in outputs]
+    assert scores == [c[3] for c in CASES]
+    assert [o["reward_extra_info"]["status"] for o in outputs] == [c[2] for c in CASES]
+    assert [o["reward_extra_info"]["masked"] for o in outputs] == [c[2] == "error" for c in CASES]
+    rm_scores = AssayRewardLoopManager.assemble_rm_scores(data, scores)
+    for i, n in enumerate(_valid_lengths(data)):
+        assert rm_scores[i, n - 1].item() == CASES[i][3]
+        assert rm_scores[i].sum().item() == CASES[i][3]
+
+
+def test_one_gather_is_one_pool_call(loop_config: Any, tokenizer: Any) -> None:
+    calls: list[int] = []
+
+    class CountingScorer:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def score(self, rows: list[Any]) -> Any:
+            calls.append(len(rows))
+            return self.inner.score(rows)
+
+    worker = RewardLoopWorker(loop_config)
+    manager = worker.reward_manager
+    manager._scorer = CountingScorer(manager._scorer)
+    data = _data(tokenizer, CASES * 2, "math")
+    outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
+    assert [o["reward_score"] for o in outputs] == [c[3] for c in CASES * 2]
+    assert calls == [len(CASES) * 2]
+
+
+def test_scoring_failure_reaches_every_waiting_sample(loop_config: Any, tokenizer: Any) -> None:
+    class Broken:
+        def score(self, rows: list[Any]) -> Any:
+            raise RuntimeError("pool gone")
+
+    manager = AssayRewardLoopManager(loop_config, tokenizer, scorer=Broken())  # type: ignore[arg-type]
+    data = _data(tokenizer, CASES, "math")
+
+    async def run() -> list[Any]:
+        tasks = [manager.run_single(data[i : i + 1]) for i in range(len(data))]
+        return await asyncio.gather(*tasks, return_exceptions=True)
+
+    out = manager.loop.run_until_complete(run())
+    assert all(isinstance(o, RuntimeError) for o in out)

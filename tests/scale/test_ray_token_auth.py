@@ -1,0 +1,178 @@
+"""``--backend ray --address`` against a real Ray 2.60 head with token auth on, and addresses
+that cannot be reached: scores with the token, or a clear assay error in bounded time.
+
+One head (``ray start --head --block`` with ``RAY_AUTH_MODE=token``) serves the module; each
+client is an ``assay score`` process with its own ``HOME``, so the token it has (or not) is the
+``~/.ray/auth_token`` a user would have, and ``RAY_AUTH_MODE`` is unset, as on a user's shell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from assay.backends.ray_backend import _init_ray, gcs_target
+from assay.errors import ConfigError
+
+RAY = Path(sys.executable).parent / "ray"
+HEAD_FLAGS = ["--include-dashboard=false", "--disable-usage-stats"]
+RECORDS = [
+    {"id": "a", "domain": "math", "response": "so \\boxed{12}", "reference": "12"},
+    {"id": "b", "domain": "math", "response": "so \\boxed{13}", "reference": "12"},
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_AUTH", "RAY_ADDRESS"))}
+    env["HOME"] = str(home)
+    return env
+
+
+@dataclass
+class _Head:
+    port: int
+    token: str
+    root: Path
+
+    def client_home(self, name: str, token: str | None) -> Path:
+        home = self.root / name
+        (home / ".ray").mkdir(parents=True, exist_ok=True)
+        if token is not None:
+            (home / ".ray" / "auth_token").write_text(token)
+        return home
+
+
+@pytest.fixture(scope="module")
+def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
+    root = tmp_path_factory.mktemp("ray-auth")
+    token = secrets.token_hex(24)
+    (root / "token").write_text(token)
+    port = _free_port()
+    env = _clean_env(root / "head-home")
+    env.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(root / "token")})
+    temp = f"--temp-dir={root / 't'}"
+    log = (root / "head.log").open("w")
+    process = subprocess.Popen(
+        [
+            str(RAY),
+            "start",
+            "--head",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--block",
+            *HEAD_FLAGS,
+            temp,
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while True:  # the GCS port opens once the head is up
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"ray head did not start: {(root / 'head.log').read_text()}")
+                time.sleep(0.5)
+        yield _Head(port, token, root)
+    finally:
+        # ray start --block stops what it started on SIGTERM, slowly on a loaded machine; its
+        # processes share its process group, which is killed after a short grace
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+        log.close()
+
+
+def _score(head: _Head, home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    records = head.root / "records.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    command = [sys.executable, "-m", "assay.cli", "score", str(records), "--backend", "ray"]
+    command += ["--address", f"127.0.0.1:{head.port}", "--workers", "1", "--actors", "1"]
+    return subprocess.run(
+        [*command, *extra],
+        env=_clean_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_token_in_home_joins_the_cluster(head: _Head) -> None:
+    # ~/.ray/auth_token and no RAY_AUTH_MODE: Ray itself would connect without the token for an
+    # explicit address and be refused; assay turns token mode on
+    done = _score(head, head.client_home("with-token", head.token))
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdicts = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(v["id"], v["status"]) for v in verdicts] == [("a", "correct"), ("b", "incorrect")]
+
+
+@pytest.mark.parametrize(
+    ("name", "token", "says"),
+    [("no-token", None, "sent no token"), ("wrong-token", "0" * 48, "sent the token from")],
+)
+def test_refused_token_is_a_clear_error(
+    head: _Head, name: str, token: str | None, says: str
+) -> None:
+    done = _score(head, head.client_home(name, token), "--connect-timeout", "3")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "assay: cannot join the Ray cluster at 127.0.0.1:" in done.stderr
+    assert says in done.stderr
+    assert "RAY_AUTH_TOKEN" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1:{closed}",  # refused at once
+        "ray://127.0.0.1:{closed}",
+    ],
+)
+def test_unreachable_address_fails_in_bounded_time(address: str) -> None:
+    closed = _free_port()
+    with pytest.raises(ConfigError, match="cannot reach the Ray cluster at"):
+        _init_ray(address.format(closed=closed), connect_timeout_s=2.0)
+
+
+@pytest.mark.parametrize(
+    ("address", "target"),
+    [
+        ("auto", None),
+        ("10.0.0.5:6379", ("10.0.0.5", 6379)),
+        ("ray://head.example:10001", ("head.example", 10001)),
+        ("[::1]:6379", ("::1", 6379)),
+    ],
+)
+def test_gcs_target(address: str, target: tuple[str, int] | None) -> None:
+    assert gcs_target(address) == target
+
+
+def test_bad_address_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="not HOST:PORT"):
+        gcs_target("headnode")
