@@ -290,3 +290,33 @@ def test_artifact_cache_keys_and_evicts() -> None:
     assert cache.get("0") is None and cache.get("2") is not None
     cache.put(languages.CompileResult(False, {}, fault="time", key="t"))
     assert cache.get("t") is None  # a compile that hit a limit is never reused
+
+
+GO_DUMP = "goroutine 1 [running]:\nmain.main()\n\t/w/main.go:9 +0x1d\n" * 300 + "rip 0x0\ngs 0x0\n"
+
+
+@pytest.mark.parametrize(
+    ("stderr", "cause"),
+    [
+        # Go prints the cause first, then a dump of every goroutine and the registers
+        ("runtime: failed to create new OS thread (have 65 already; errno=11)\n" + GO_DUMP,
+         "processes"),
+        ("fatal error: newosproc\n" + GO_DUMP, "processes"),
+        ("fatal error: runtime: out of memory\n" + GO_DUMP, "memory"),
+        ("tail: memory exhausted\n", "memory"),  # coreutils' xalloc_die
+        ("bash: fork: retry: Resource temporarily unavailable\n", "processes"),
+        ("Exception in thread \"main\" java.lang.OutOfMemoryError: unable to create native thread",
+         "processes"),  # Java says OutOfMemory for a thread it cannot start
+        ("panic: index out of range [3] with length 3\n" + GO_DUMP, None),  # a plain crash
+    ],
+    ids=["go-thread", "go-newosproc", "go-oom", "coreutils-oom", "bash-fork", "java-thread", "go-panic"],
+)  # fmt: skip
+def test_runtime_limit_messages_name_the_limit(stderr: str, cause: str | None) -> None:
+    from assay.domains.code.compiled import fault_of
+    from assay.verifiers.sandbox import ProgramStatus
+    from assay.verifiers.sandbox._outcomes import CommandOutcome, ResourceUsage
+
+    outcome = CommandOutcome(ProgramStatus.ERROR, 2, None, False, "", stderr, False, False,
+                             ResourceUsage())  # fmt: skip
+    fault = fault_of(outcome)
+    assert (fault[0] if fault else None) == cause

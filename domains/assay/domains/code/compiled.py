@@ -36,7 +36,7 @@ _MEMORY_SIGNS = (
     "std::bad_alloc", "memory allocation of", "fatal error: runtime: out of memory",
     "java.lang.OutOfMemoryError", "JavaScript heap out of memory", "Cannot allocate memory",
     "Fatal process out of memory", "Fatal process OOM", "xrealloc: cannot allocate",
-    "xmalloc: cannot allocate",
+    "xmalloc: cannot allocate", ": memory exhausted",
 )  # fmt: skip
 """What each runtime prints when an allocation fails at the address-space limit."""
 _PROCESS_SIGNS = (
@@ -97,7 +97,8 @@ def fault_of(outcome: CommandOutcome, output_is_answer: bool = True) -> tuple[st
         return fault
     if outcome.status in (ProgramStatus.OK, ProgramStatus.CRASHED):
         return None
-    tail = outcome.stderr[-4000:]
+    text = outcome.stderr
+    tail = text if len(text) <= 8000 else text[:4000] + text[-4000:]  # Go's dump ends in registers
     if any(sign in tail for sign in _PROCESS_SIGNS):  # before memory: Java's says OutOfMemory
         return "processes", "exceeded the process limit (fork or thread start failed)"
     if any(sign in tail for sign in _MEMORY_SIGNS):
