@@ -309,3 +309,42 @@ def test_compressed_test_cases_are_never_unpickled_as_objects(
     assert "pickle ran code" not in capsys.readouterr().out
     with pytest.raises(MalformedTaskError):
         from_native({"public_test_cases": blob})
+
+
+FORGE = """
+import sys
+from assay.verifiers.sandbox._inside import codec, framing
+
+
+def _seq():
+    frame = sys._getframe()
+    while frame is not None:
+        request = frame.f_locals.get("request")
+        if isinstance(request, dict) and "seq" in request:
+            return request["seq"]
+        frame = frame.f_back
+    return None
+
+
+def has_close_elements(numbers, threshold):
+    for index in {indices}:  # forged progress reports, then a loop
+        framing.write_all(3, framing.pack_frame(codec.encode({{"seq": _seq(), "progress": index}})))
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize(
+    "indices",
+    ["[6]", "[99]", "[3, 2]"],
+    ids=["last-call", "past-the-batch", "going-back"],
+)
+def test_forged_batch_progress_pays_nothing(code_scorer: Scorer, indices: str) -> None:
+    # the candidate names another call as the one it is stuck on, or stretches the batch:
+    # still the response's fault, one limit or two at most, never a masked timeout or error
+    row = {**PROBLEMS["HumanEval/0"], "completion": FORGE.format(indices=indices), "timeout_s": 1.0}
+    [result] = score(code_scorer, [row])
+    assert (result.status.value, result.score) == ("incorrect", 0.0), result.verdict.message
+    # blamed on time, or its units failed on the frames it forged (a crash is a failed unit)
+    resources = next(c for c in result.verdict.checks if c.name == "resources")
+    assert resources.evidence.get("limit_kills", 0) <= 2, resources.evidence
