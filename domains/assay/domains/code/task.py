@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.domains.code.formats import from_native
+from assay.domains.code.swebench import checkout_tree
 
 from assay.errors import MalformedTaskError
 
@@ -54,6 +55,8 @@ class CodeTask:
     static_analysis: bool = True
     prompt: str | None = None
     harness: str = ""
+    test_files: tuple[str, ...] = ()
+    """Repo mode: files protected like the test ids' own (a SWE-bench ``test_patch``'s)."""
 
     @property
     def unit_count_hint(self) -> int:
@@ -129,6 +132,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         else _number(reference, "float_tolerance", 0.0),
         prompt=_optional_text(reference, "prompt") if mode == "tests" else None,
         harness=_optional_text(reference, "harness") or "",
+        test_files=_strings(reference, "test_files") if mode == "repo" else (),
     )
 
 
@@ -203,6 +207,8 @@ def _spec(mode: str, value: Any, repo_base: Path) -> Any:
         ):
             raise MalformedTaskError("stdio must be a list of {stdin, stdout} strings")
         return value
+    if isinstance(value, Mapping) and "swebench" in value:  # a SWE-bench instance's checkout
+        return checkout_tree(value)
     return _repo_path(value, repo_base)
 
 
