@@ -13,6 +13,7 @@ import pytest
 
 from assay.cli import main
 
+AGENT_CASES = Path(__file__).resolve().parents[1] / "fixtures" / "agent" / "cases.jsonl"
 ROWS = [
     {"qid": f"q{k}", "domain": "math", "answer_text": f"#### {k}", "gold": str(k)} for k in range(3)
 ]
@@ -105,9 +106,11 @@ def test_output_paths(tmp_path: Path, run: Any) -> None:
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
-    rows = [
-        {"id": str(k), "domain": "math", "response": "#### 1", "reference": "1"} for k in range(300)
-    ]
+    # agent rows: the subprocess's cost is its imports, and the agent domain's are the lightest
+    # (math's sympy is seconds); 300 verdicts are ~600 KB, far past a pipe's buffer, so the
+    # writer is still writing when head has gone
+    case = json.loads(AGENT_CASES.read_text().splitlines()[0])
+    rows = [{**case, "id": str(k)} for k in range(300)]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     proc = subprocess.run(
         f"{sys.executable} -m assay.cli score {src} --workers 0 --quiet | head -n 1",

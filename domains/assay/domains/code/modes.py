@@ -10,10 +10,11 @@ and fail for the same cause, and the verifier blames the response (``resources``
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.domains.code.task import CodeTask
@@ -35,7 +36,7 @@ from assay.verifiers.sandbox import (
 MIN_RUN_S = 0.05
 """A run needs at least this much budget left; below it the budget counts as spent."""
 BATCH = "\x00batch"
-"""The name of a prefetch batch call (HumanEval): its timeout is no fault, live calls follow."""
+"""The name of a prefetch batch call (HumanEval): each of its calls has the per-unit limit."""
 _FORK_FAILED = "Resource temporarily unavailable"
 _THREAD_FAILED = "can't start new thread"
 _DEFAULT_OUTPUT = Limits().max_output_bytes
@@ -59,6 +60,9 @@ class Fault:
     cause: str
     message: str
     unit: str = ""
+    limit_kills: int = 0
+    """How many sandbox runs of this run were killed at a time or memory limit, this one
+    included (evidence that a looping call cost one limit, not one per re-run)."""
 
 
 @dataclass
@@ -69,11 +73,12 @@ class Run:
     task: CodeTask
     budget: Budget
     fault: Fault | None = None
+    limit_kills: int = 0
 
     def blame(self, cause: str, message: str, unit: str = "") -> Fault:
         """Record the run's first fault (later ones keep the first) and return it."""
         if self.fault is None:
-            self.fault = Fault(cause, message, unit)
+            self.fault = Fault(cause, message, unit, self.limit_kills)
         return self.fault
 
     def limits(
@@ -160,6 +165,12 @@ class RestartingSession:
     After a timeout or crash it re-opens (so later units of an honest wrong answer still run),
     with a per-call limit cut to what is left of the budget. After a fault (a limit exceeded,
     or the budget spent) every later call returns at once without reaching the sandbox.
+
+    A batch (HumanEval's prefetch) gives each of its calls the per-call limit. When one call
+    uses all of it (the sandbox names it, ``stuck_call``), the calls before it are re-run live
+    (the kill took their results) and that call is not: when the tests reach it with the same
+    arguments it fails on the batch's timeout and is blamed, so a looping call costs one
+    limit. Calls that differ from the batch's order are simply run live.
     """
 
     def __init__(self, run: Run, code: str) -> None:
@@ -169,6 +180,8 @@ class RestartingSession:
         self._session_timeout = 0.0
         self._finished = False
         self.load: CallOutcome | None = None
+        self._stuck: tuple[list[Any], int, CallOutcome] | None = None
+        self._replayed = 0
 
     def __enter__(self) -> RestartingSession:
         return self
@@ -199,24 +212,73 @@ class RestartingSession:
             return CallOutcome(CallStatus.CRASHED, detail="the session has ended")
         if self._run.fault is not None:
             return self._refused()
+        stuck = self._stuck_outcome(name, args, kwargs or {})
+        if stuck is not None:  # the call the batch was killed on: its limit is spent already
+            fault = call_fault(stuck)
+            if fault is not None:
+                self._run.blame(*fault)
+            return stuck
         limits = self._run.limits()
         if limits is None:
             return self._refused()
+        batch = args[0] if name == BATCH and args and isinstance(args[0], list) else None
+        total_s = None
+        if batch is not None:  # each call its own limit, all of them within the budget
+            total_s = min(self._run.budget.remaining(), limits.timeout_s * max(1, len(batch)))
+            limits = replace(limits, cpu_s=math.ceil(total_s) + 1)
+            self._close()  # a batch gets a session of its own, with its CPU share
         if self._session is not None and self._session_timeout > limits.timeout_s + 1e-3:
             self._close()  # the budget is nearly spent: the next call gets only what is left
         if self._session is None:
             self._open(limits)
-        outcome: CallOutcome = self._session.call(name, args, kwargs or {})
+        if total_s is None:
+            outcome: CallOutcome = self._session.call(name, args, kwargs or {})
+        else:
+            outcome = self._session.call(name, args, kwargs or {}, total_s=total_s)
         if self.load is None:
             self.load = self._session.load
-        fault = call_fault(outcome, batch=name == BATCH)
-        if name == BATCH and outcome.status is not CallStatus.OK:
-            fault = None  # the batch as a whole hit a limit: live calls follow and decide
+        if outcome.status in (CallStatus.TIMEOUT, CallStatus.MEMORY):
+            self._run.limit_kills += 1
+        fault = call_fault(outcome, batch=batch is not None)
+        if batch is not None and outcome.status is not CallStatus.OK:
+            fault = None  # the batch ended early: live calls follow, up to the call it named
+            stuck_at = outcome.stuck_call if outcome.status is CallStatus.TIMEOUT else None
+            if stuck_at is not None and 0 <= stuck_at < len(batch):
+                self._stuck, self._replayed = (batch, stuck_at, outcome), 0
         if fault is not None:
             self._run.blame(*fault)
         if outcome.status in (CallStatus.TIMEOUT, CallStatus.CRASHED, CallStatus.MEMORY):
             self._close()
         return outcome
+
+    def _stuck_outcome(
+        self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> CallOutcome | None:
+        """The batch's timeout, when this is the call it was killed on (same place, same call)."""
+        if self._stuck is None or name == BATCH:
+            return None
+        batch, index, outcome = self._stuck
+        position = self._replayed
+        self._replayed += 1
+        if position >= len(batch) or not _same_call(batch[position], name, args, kwargs):
+            self._stuck = None  # the tests went another way: every call runs live
+            return None
+        if position < index:
+            return None  # an earlier call of the batch: run it live again
+        self._stuck = None
+        return outcome
+
+
+def _same_call(planned: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    try:
+        planned_name, planned_args, planned_kwargs = planned
+        return bool(
+            planned_name == name
+            and tuple(planned_args) == tuple(args)
+            and dict(planned_kwargs) == kwargs
+        )
+    except (TypeError, ValueError):
+        return False
 
 
 @contextmanager
@@ -294,6 +356,7 @@ def run_stdio(run: Run, code: str) -> list[Unit]:
         outcome = run.pool.run_program(code, case.get("stdin", ""), limits)
         fault = program_fault(outcome)
         if fault is not None:
+            run.limit_kills += fault[0] in ("time", "memory")
             run.blame(*fault, unit=f"case[{index}]")
         units.append(_stdio_unit(index, outcome, case["stdout"]))
     return units
@@ -338,6 +401,7 @@ def run_repo(run: Run, tree: PatchedTree) -> list[Unit]:
     )
     fault = program_fault(outcome, output_is_answer=False)
     if fault is not None:
+        run.limit_kills += fault[0] in ("time", "memory")
         run.blame(*fault)
     units = read_report(outcome.collected.get(command.report), command.key, test_ids)
     kinds = {name: "fail_to_pass" for name in task.fail_to_pass}

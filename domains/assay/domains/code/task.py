@@ -18,6 +18,7 @@ from assay.domains.code.languages import (
     canonical,
     toolchain_version,
 )
+from assay.domains.code.swebench import checkout_tree
 from assay.domains.code.terminal import parse_terminal
 
 from assay.errors import MalformedTaskError
@@ -73,6 +74,8 @@ class CodeTask:
     compile_timeout_s: float = COMPILE_TIMEOUT_S
     compile_memory_mb: int = COMPILE_MEMORY_MB
     compile_weight: float = 0.0
+    test_files: tuple[str, ...] = ()
+    """Repo mode: files protected like the test ids' own (a SWE-bench ``test_patch``'s)."""
 
     @property
     def unit_count_hint(self) -> int:
@@ -154,6 +157,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         compile_timeout_s=_number(reference, "compile_timeout_s", COMPILE_TIMEOUT_S, low=1.0),
         compile_memory_mb=int(_number(reference, "compile_memory_mb", COMPILE_MEMORY_MB, low=256)),
         compile_weight=min(_number(reference, "compile_weight", 0.0), 1.0),
+        test_files=_strings(reference, "test_files") if mode == "repo" else (),
     )
 
 
@@ -261,6 +265,8 @@ def _spec(mode: str, value: Any, repo_base: Path) -> Any:
         return value
     if mode == "terminal":
         return parse_terminal(value, lambda path: _repo_path(path, repo_base))
+    if isinstance(value, Mapping) and "swebench" in value:  # a SWE-bench instance's checkout
+        return checkout_tree(value)
     return _repo_path(value, repo_base)
 
 

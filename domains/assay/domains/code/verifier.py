@@ -77,7 +77,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.3.0"
+    version: ClassVar[str] = "1.4.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -281,6 +281,7 @@ class CodeVerifier(Verifier):
         if diff is None:
             return Verdict.unparsable("the response has no unified diff"), audit
         test_files = {t.split("::", 1)[0] for t in (*task.fail_to_pass, *task.pass_to_pass)}
+        test_files |= set(task.test_files)
         try:
             tree = apply_patch(task.spec, diff, test_files)
         except PatchError as exc:
@@ -468,7 +469,7 @@ def _blamed(
     """The response exceeded a limit: ``incorrect``, score 0, a failed ``resources`` check."""
     message = f"{fault.cause}: {fault.message}" + (f" ({fault.unit})" if fault.unit else "")
     usage = resources[0].evidence if resources else {}
-    evidence = {"cause": fault.cause, "unit": fault.unit, **usage}
+    evidence = {"cause": fault.cause, "unit": fault.unit, "limit_kills": fault.limit_kills, **usage}
     verdict = response_fault(RESOURCES, message, evidence)
     return replace(verdict, checks=(*checks, *verdict.checks, *resources[1:]), steps=steps)
 

@@ -118,6 +118,9 @@ class CallOutcome:
     stderr_truncated: bool = False
     usage: ResourceUsage = field(default_factory=ResourceUsage)
     detail: str = ""
+    stuck_call: int | None = None
+    """For a batch killed on one call's own time limit: that call's index (the last the
+    sandbox reported starting)."""
 
     @property
     def ok(self) -> bool:

@@ -127,6 +127,7 @@ def call_outcome(worker: Worker, reply: Message, handles: bool = False) -> CallO
         traceback=optional_str(reply, "tb") or "",
         usage=usage(reply),
         detail=detail,
+        stuck_call=optional_int(reply, "stuck") if status is CallStatus.TIMEOUT else None,
         **outputs(reply),  # type: ignore[arg-type]
     )
 

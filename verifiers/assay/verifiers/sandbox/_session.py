@@ -48,20 +48,29 @@ class CallSession:
             self._call_in_flight = False
         return self._load
 
-    def _receive(self, handles: bool = False) -> CallOutcome:
+    def _receive(self, handles: bool = False, wait: float | None = None) -> CallOutcome:
         worker = self._worker
         if worker is None:
             return CallOutcome(status=CallStatus.CRASHED, detail="the session is closed")
         try:
-            reply = worker.receive(self._limits.timeout_s + GRACE_S)
+            reply = worker.receive(self._limits.timeout_s + GRACE_S if wait is None else wait)
         except _WorkerLostError as exc:
             return lost_call(exc)
         return call_outcome(worker, reply, handles)
 
     def call(
-        self, name: str, args: Sequence[Data] = (), kwargs: Mapping[str, Data] | None = None
+        self,
+        name: str,
+        args: Sequence[Data] = (),
+        kwargs: Mapping[str, Data] | None = None,
+        *,
+        total_s: float | None = None,
     ) -> CallOutcome:
         """Call ``solution.<name>(*args, **kwargs)`` and report the outcome.
+
+        For a batch (``\x00batch``, a list of ``(name, args, kwargs)``), each call has the
+        session's time limit from its own start and the batch at most ``total_s`` seconds;
+        a batch killed on one call's limit names it in ``stuck_call``.
 
         Never raises because of candidate behaviour. After a timeout or crash every later call
         returns ``crashed`` at once. Names starting with NUL are the stand-ins' protocol
@@ -77,6 +86,10 @@ class CallSession:
             "args": tuple(args),
             "kwargs": dict(kwargs or {}),
         }
+        wait = self._limits.timeout_s + GRACE_S
+        if total_s is not None and name == "\x00batch":
+            request["total_s"] = float(total_s)
+            wait = max(self._limits.timeout_s, total_s) + GRACE_S
         try:
             codec.encode(request, max_bytes=self._limits.max_value_bytes)
         except codec.UnencodableError as exc:
@@ -86,7 +99,7 @@ class CallSession:
         if worker is not None and self._load is None:
             # pipelined: the call goes out before the load's reply is read
             try:
-                worker.send(request, self._limits.timeout_s + GRACE_S)
+                worker.send(request, wait)
             except _WorkerLostError as exc:
                 self._load = lost_call(exc)
                 self._give_back(closed_by_zygote=True)
@@ -94,13 +107,13 @@ class CallSession:
             self._call_in_flight = True
             if not self.load.ok:
                 return self._failed_load()
-            return self._receive(handles)
+            return self._receive(handles, wait)
         if not self.load.ok:
             return self._failed_load()
         if self._worker is None:
             return CallOutcome(status=CallStatus.CRASHED, detail="the session is closed")
         try:
-            reply = self._worker.request(request, self._limits.timeout_s + GRACE_S)
+            reply = self._worker.request(request, wait)
         except _WorkerLostError as exc:
             return lost_call(exc)
         return call_outcome(self._worker, reply, handles)

@@ -289,10 +289,18 @@ def _invoke(module: types.ModuleType, name: str, args: Any, kwargs: Any) -> obje
     raise TypeError(f"unknown request {name!r}")
 
 
-def _batch(module: types.ModuleType, calls: Any, limits: ChildLimits) -> list[codec.Data]:
-    """Several plain calls in one request, in order; each result is reported on its own."""
+def _batch(
+    module: types.ModuleType, calls: Any, limits: ChildLimits, seq: codec.Data
+) -> list[codec.Data]:
+    """Several plain calls in one request, in order; each result is reported on its own.
+
+    Before call ``i`` starts, ``{"seq": seq, "progress": i}`` goes out on the control channel:
+    the zygote gives each call its own time limit from that moment, and a call killed on its
+    limit is named by the last index reported (docs/code.md, "Blame and budget").
+    """
     results: list[codec.Data] = []
-    for name, args, kwargs in calls:
+    for index, (name, args, kwargs) in enumerate(calls):
+        _send({"seq": seq, "progress": index})
         try:
             value = getattr(module, name)(*args, **kwargs)
         except BaseException as exc:
@@ -319,7 +327,7 @@ def _call(
     result: object
     try:
         if name == "\x00batch":
-            result = _batch(module, args[0], limits)
+            result = _batch(module, args[0], limits, request.get("seq"))
         else:
             result = _invoke(module, name, args, kwargs)
         handles = name.startswith("\x00") and name != "\x00batch"

@@ -73,6 +73,10 @@ def _describe_exit(status: int) -> tuple[int | None, int | None]:
     return None, None
 
 
+_MEMORY_POLL_S = 0.1
+"""How often a batch of fast calls still polls the run's memory (as ``RunChild.pump`` does)."""
+
+
 class Zygote:
     """State of the zygote between requests: configuration, scratch area, open session."""
 
@@ -258,7 +262,66 @@ class Zygote:
         )
         if not self.session.send(payload):
             return self._session_broke("crashed", "the session's process stopped reading calls")
+        batch = _batch_size(request)
+        if batch:
+            return self._await_batch(self.seq, batch, _seconds(request.get("total_s")))
         return self._await_reply(self.seq)
+
+    def _await_batch(self, seq: int, calls: int, total_s: float) -> Message:
+        """A batch's reply, each of its calls on its own time limit (the session's).
+
+        The child reports ``progress`` before each call; from that moment the call has the
+        session's per-call limit, and the batch as a whole at most ``total_s`` (the trusted
+        side's share of the item budget). Killed on a call's own limit, the reply names that
+        call (``stuck``): the last index reported, which only ever grows and stays below the
+        number of calls, so a forged report can neither extend the batch past ``total_s`` nor
+        move the blame off the candidate.
+        """
+        run, limits = self.session, self.session_limits
+        if run is None or limits is None:
+            return {"status": "crashed", "detail": "no open session"}
+        started, cpu_before = time.monotonic(), monitor.proc_cpu_seconds(run.pid)
+        cap = started + max(limits.timeout_s, total_s)
+        deadline, progress = started + limits.timeout_s, -1
+        over = self._over(limits, run)
+        next_check = started + _MEMORY_POLL_S
+        while True:
+            try:
+                state = run.pump(min(deadline, cap), want_frame=True, over_memory=over)
+            except framing.FrameError as exc:
+                reply = self._session_broke("crashed", f"protocol violation: {exc}")
+                reply["unusual"] = True
+                return self._with_usage(reply, run, started, cpu_before)
+            if state != "frame":
+                break
+            frame = run.next_frame()
+            index = _progress(frame, seq)
+            if index is None:  # the batch's reply
+                checked = self._checked_reply(frame, seq)
+                if checked is None:
+                    reply = self._session_broke("crashed", "protocol violation: malformed reply")
+                    reply["unusual"] = True
+                    return self._with_usage(reply, run, started, cpu_before)
+                return self._with_usage(checked, run, started, cpu_before)
+            if index <= progress or index >= calls:
+                reply = self._session_broke("crashed", "protocol violation: batch progress")
+                reply["unusual"] = True
+                return self._with_usage(reply, run, started, cpu_before)
+            progress, deadline = index, time.monotonic() + limits.timeout_s
+            if time.monotonic() >= next_check:  # fast calls must not starve the memory poll
+                if over():
+                    state = "memory"
+                    break
+                next_check = time.monotonic() + _MEMORY_POLL_S
+        if state == "timeout":
+            reply = self._session_broke("timeout", f"no result within {limits.timeout_s} s")
+            if progress >= 0 and deadline <= cap:  # the call used all of its own limit
+                reply["stuck"] = progress
+        elif state == "memory":
+            reply = self._session_broke("memory", _TOO_MUCH_MEMORY)
+        else:
+            reply = self._session_broke(*_death_reason(run))
+        return self._with_usage(reply, run, started, cpu_before)
 
     def _session_broke(self, status: str, detail: str) -> Message:
         self.session_dead = f"the session ended earlier: {detail}"
@@ -462,6 +525,32 @@ class Zygote:
         if op == "ping":
             return {"pong": True, "pid": os.getpid()}
         raise ValueError(f"unknown op {op!r}")
+
+
+def _batch_size(request: Message) -> int:
+    """The number of calls of a ``\x00batch`` request (0 for any other call)."""
+    args = request.get("args")
+    if request.get("name") != "\x00batch" or type(args) is not tuple or not args:
+        return 0
+    return len(args[0]) if type(args[0]) is list else 0
+
+
+def _seconds(value: codec.Data) -> float:
+    if (type(value) is int or type(value) is float) and value > 0:
+        return float(value)
+    return 0.0
+
+
+def _progress(frame: bytes | None, seq: int) -> int | None:
+    """The call index of a batch's progress frame, or ``None`` for any other frame."""
+    try:
+        message = codec.decode(frame or b"")
+    except codec.DecodeError:
+        return None
+    if not isinstance(message, dict) or set(message) != {"seq", "progress"}:
+        return None
+    index = message["progress"]
+    return index if message["seq"] == seq and type(index) is int else None
 
 
 def _program(value: codec.Data) -> privileges.SeccompProgram | None:
