@@ -57,7 +57,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.0.7"
+    version: ClassVar[str] = "1.1.0"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -176,7 +176,7 @@ class MeshVerifier(Verifier):
                 message,
                 {"faces": len(raw.faces), "max_faces": task.max_faces},
             )
-            return Verdict.incorrect((loaded_check, cost), message=message)
+            return _invalid([loaded_check, cost])
         return raw, loaded_check
 
     def _run_program(
@@ -201,6 +201,13 @@ class MeshVerifier(Verifier):
         from assay.domains.mesh import checks as build
         from assay.verifiers.mesh.validity import validity
 
+        if task.assembly:
+            assembled = build.guarded((build.GEOMETRY,), lambda: build.assemble(raw))
+            if isinstance(assembled, list):  # a part is not a solid, or a library raised
+                return _invalid([load, *assembled])
+            if assembled is not None:  # else not split by the file's indexing: one solid
+                whole, union, parts, total, gate = assembled
+                return self._graded(task, whole, union, parts, total, [load, *gate], target)
         measured = build.guarded((build.GEOMETRY,), lambda: validity(raw))
         if isinstance(measured, list):  # a library raised: the mesh's fault
             return _invalid([load, *measured])
@@ -211,15 +218,29 @@ class MeshVerifier(Verifier):
         solid = build.manifold_check(mesh)
         if isinstance(solid, Check):
             return _invalid([*gate, solid])
+        volumes = report.body_volumes  # measured once, in validity
+        outward = [b for b, v in zip(bodies, volumes, strict=True) if v > 0]  # cavities: < 0
+        return self._graded(task, mesh, solid, outward, float(sum(volumes)), gate, target)
+
+    def _graded(  # noqa: PLR0917 - the parts of one measured solid, passed on
+        self,
+        task: MeshTask,
+        mesh: trimesh.Trimesh,
+        solid: object,
+        outward: list[trimesh.Trimesh],
+        volume: float,
+        gate: list[Check],
+        target: PreparedTarget | None,
+    ) -> Verdict:
+        from assay.domains.mesh import checks as build
+
         gate.append(Check("manifold", True, None, "manifold3d accepts the solid"))
-        outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
         if len(outward) > 1 and not task.allow_interpenetration:
             gate += build.guarded(
                 ("interpenetration",), lambda: [build.interpenetration_check(outward)]
             )
             if not gate[-1].passed:
                 return _invalid(gate)
-        volume = float(sum(body.volume for body in bodies))
         graded = build.constraint_checks(task, mesh, outward, volume)
         if target is not None:
             graded += build.guarded(
@@ -236,14 +257,14 @@ class MeshVerifier(Verifier):
 
 def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> bytes | Verdict:
     """The bytes of a response's mesh file, if it may be read (see docs/mesh.md)."""
-    from assay.domains.mesh.target import response_roots, target_path
+    from assay.domains.mesh.target import response_roots
     from assay.verifiers.mesh.load import resolve_under
 
     path = resolve_under(path_text, response_roots())
     if path is None:
         return Verdict.unparsable(f"{path_text!r} is not a file under an allowed data root")
     evidence["path"] = str(path)
-    if task.target is not None and path == target_path(dict(task.target)):
+    if task.target is not None and path in _target_files(dict(task.target)):
         return _load_failed("the response names the task's own target file", evidence)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
@@ -255,20 +276,57 @@ def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> byte
     return path.read_bytes()
 
 
+def _target_files(spec: dict[str, Any]) -> set[Path | None]:
+    """The files a target spec reads: its path, or the shared file of its content hash."""
+    from assay.domains.mesh.target import shared_target, target_path
+
+    files = {target_path(spec)}
+    if "sha256" in spec:
+        files.add(shared_target(str(spec["sha256"])))
+    return files - {None}
+
+
 def _load_failed(message: str, evidence: dict[str, Any]) -> Verdict:
     return Verdict.incorrect((Check("load", False, 0.0, message, evidence),), message=message)
 
 
+SOLID = "solid"
+"""Check name: the response is a valid solid (every gate check passed). Present in every
+verdict that reached a mesh; a trainer tells "not a solid" (failed) from "valid but wrong"
+(passed, with ``fit`` failed) by it, and a reward spec can weight it (docs/mesh.md)."""
+FIT = "fit"
+"""Check name: how well a valid solid does the task (the weighted mean of the graded checks);
+score 0 and failed when the response is not a solid."""
+
+
+def solid_check(gate: list[Check]) -> Check:
+    """``solid``: passed when every gate check passed; evidence names the ones that failed."""
+    failed = [c.name for c in gate if not c.passed]
+    return Check(
+        SOLID,
+        not failed,
+        float(not failed),
+        "a valid solid" if not failed else f"not a valid solid: {', '.join(failed)}",
+        {"valid_solid": not failed, "failed": failed},
+    )
+
+
 def _invalid(gate: list[Check]) -> Verdict:
+    solid = solid_check(gate)
+    fit = Check(FIT, False, 0.0, "not graded: not a valid solid", {"graded": False})
+    checks = (*gate, solid, fit)
     costly = [c for c in gate if c.name == TOO_COSTLY and not c.passed]
     if costly:
-        return Verdict.incorrect(tuple(gate), message=costly[0].message)
-    failed = ", ".join(c.name for c in gate if not c.passed)
-    return Verdict.incorrect(tuple(gate), message=f"not a valid solid: {failed}")
+        return Verdict.incorrect(checks, message=costly[0].message)
+    return Verdict.incorrect(checks, message=solid.message)
 
 
 def combine(task: MeshTask, gate: list[Check], graded: list[Check]) -> Verdict:
-    """Weighted mean of the graded checks' scores; ``correct`` only when every check passes."""
+    """Weighted mean of the graded checks' scores; ``correct`` only when every check passes.
+
+    A score below ``task.score_floor`` (default 0.01) is 0: ``incorrect``, not a ``partial``
+    of 1e-37. The verdict carries ``solid`` (passed) and ``fit`` (the score) after the checks.
+    """
     weights = [task.weights.get(c.name, 1.0) for c in graded]
     total = sum(weights)
     if total == 0:
@@ -281,11 +339,23 @@ def combine(task: MeshTask, gate: list[Check], graded: list[Check]) -> Verdict:
             )
             / total
         )
-    checks = tuple(gate + graded)
     failed = [c.name for c in graded if not c.passed]
+    floored = 0 < score < task.score_floor and bool(failed)
+    if floored:
+        score = 0.0
+    fit = Check(
+        FIT,
+        not failed,
+        score if failed else 1.0,
+        "every check passed" if not failed else f"score {score:.4g}; failed: {', '.join(failed)}",
+        {"graded": True, "failed": failed, "score_floor": task.score_floor, "floored": floored},
+    )
+    checks = (*gate, *graded, solid_check(gate), fit)
     if not failed:
         return Verdict.correct(checks)
     message = f"failed: {', '.join(failed)}"
+    if floored:
+        message += f" (score below the floor of {task.score_floor})"
     if score <= 0:
         return Verdict.incorrect(checks, message=message)
     return Verdict(Status.PARTIAL, min(score, 0.99), checks, (), message)
