@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from assay.domains.mesh.task import MeshTask, parse_task
 
 from assay.blame import TOO_COSTLY, response_fault
-from assay.errors import VerifierError
+from assay.errors import MalformedTaskError, VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
 
@@ -124,6 +124,8 @@ class MeshVerifier(Verifier):
 
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
+        if isinstance(record.reference, dict) and "scene" in record.reference:
+            return self._scene(record)
         task = parse_task(record.reference)
         if self._targets is None:
             from assay.domains.mesh.target import TargetCache
@@ -135,6 +137,25 @@ class MeshVerifier(Verifier):
             return loaded
         raw, load_check = loaded
         return self._grade(task, raw, load_check, target)
+
+    def _scene(self, record: Record) -> Verdict:
+        """A scene task (assay.domains.mesh.scene): a step per part and per relation."""
+        from assay.domains.mesh.scene import grade_scene, parse_scene
+
+        reference = record.reference
+        if not isinstance(reference, dict) or set(reference) != {"scene"}:
+            raise MalformedTaskError("a scene task holds only the 'scene' key")
+        scene = parse_scene(reference["scene"])
+        plain = MeshTask(render=False)
+
+        def load(text: str) -> Any:
+            loaded = self._load(text, plain)
+            return loaded if isinstance(loaded, Verdict) else loaded[0]
+
+        def grade(task: MeshTask, raw: trimesh.Trimesh) -> Verdict:
+            return self._grade(task, raw, Check("load", True, None, "placed part"), None)
+
+        return grade_scene(scene, record.response, load, grade)
 
     def _load(self, response: str, task: MeshTask) -> tuple[trimesh.Trimesh, Check] | Verdict:
         """The response's mesh, as written, with a ``load`` check; or the verdict that ends it."""
