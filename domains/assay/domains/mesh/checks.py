@@ -15,6 +15,7 @@ import trimesh
 from assay.domains.mesh.target import CANDIDATE_SEED, PreparedTarget
 from assay.domains.mesh.task import MeshTask
 from assay.verifiers.mesh import physics
+from assay.verifiers.mesh.clip import ClipScorer
 from assay.verifiers.mesh.intersect import unique_inverse
 from assay.verifiers.mesh.render import VIEWS, Renderer, compare_views
 from assay.verifiers.mesh.similarity import (
@@ -524,5 +525,35 @@ def render_check(
             },
             "size": renderer.size,
             "platform": renderer.platform,
+        },
+    )
+
+
+def description_check(
+    task: MeshTask, mesh: trimesh.Trimesh, renderer: Renderer, scorer: ClipScorer
+) -> Check:
+    """The four canonical views (depth-shaded) against ``task.description``, one batch."""
+    from assay.verifiers.mesh.clip import depth_image
+
+    center = np.asarray(mesh.bounds.mean(axis=0), dtype=np.float64)
+    diagonal = float(np.linalg.norm(mesh.extents))
+    depths = renderer.depths(mesh, center, diagonal, VIEWS)
+    similarities = scorer.similarities(
+        [depth_image(depths[v]) for v in VIEWS], task.description or ""
+    )
+    mean = float(np.mean(similarities))
+    limit = task.description_threshold
+    return Check(
+        "description",
+        mean >= limit,
+        float(min(1.0, max(0.0, mean / limit))),
+        f"mean image-text similarity {mean:.4f} over {len(VIEWS)} views (limit {limit})",
+        {
+            "views": dict(zip(VIEWS, similarities, strict=True)),
+            "mean": mean,
+            "threshold": limit,
+            "text": task.description,
+            "model": scorer.path,
+            "device": scorer.device,
         },
     )

@@ -31,12 +31,13 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "fscore": 1.0,
     "iou": 2.0,
     "render": 1.0,
+    "description": 1.0,
 }
 _AXES = ("x", "y", "z")
 _KEYS = {
     "target", "units", "dimensions", "volume", "bodies", "genus", "holes", "min_wall_thickness",
     "stable", "up", "allow_interpenetration", "thresholds", "samples", "render", "weights",
-    "program", "max_faces", "on_ground", "assembly", "score_floor",
+    "program", "max_faces", "on_ground", "assembly", "score_floor", "description",
 }  # fmt: skip
 SCORE_FLOOR = 0.01
 """Scores below this are 0 (``incorrect``): a hopeless answer (100x the size, coordinates of
@@ -81,6 +82,8 @@ class MeshTask:
     on_ground: float | None = None
     assembly: bool = False
     score_floor: float = SCORE_FLOOR
+    description: str | None = None
+    description_threshold: float = 0.25
 
 
 def parse_task(reference: JSON) -> MeshTask:
@@ -135,10 +138,11 @@ def parse_task(reference: JSON) -> MeshTask:
         on_ground=_on_ground(reference.get("on_ground", False)),
         assembly=_flag(reference.get("assembly", False), "assembly"),
         score_floor=_fraction(reference.get("score_floor", SCORE_FLOOR), "score_floor"),
+        **_description(reference.get("description")),
     )
     has_constraint = any(
         (task.extents, task.volume, task.bodies is not None, task.genus is not None, task.holes,
-         task.min_wall_thickness, task.stable, task.on_ground is not None)
+         task.min_wall_thickness, task.stable, task.on_ground is not None, task.description)
     )  # fmt: skip
     if target is None and not has_constraint:
         raise MalformedTaskError("mesh reference has neither a target nor any constraint")
@@ -180,6 +184,21 @@ def _dimensions(value: JSON) -> tuple[tuple[float, float, float], float, float |
     if orientation not in ("fixed", "any"):
         raise MalformedTaskError("dimensions.orientation must be 'fixed' or 'any'")
     return (x, y, z), tolerance, rel_tolerance, orientation == "any"
+
+
+def _description(value: JSON) -> dict[str, Any]:
+    """``"text"`` or ``{"text": ..., "threshold": 0.25}`` (cosine similarity to pass)."""
+    if value is None:
+        return {}
+    spec = {"text": value} if isinstance(value, str) else _mapping(value, "description")
+    unknown = set(spec) - {"text", "threshold"}
+    if unknown:
+        raise MalformedTaskError(f"unknown description keys: {sorted(unknown)}")
+    text = spec.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise MalformedTaskError("description.text must be a non-empty string")
+    threshold = _fraction(spec.get("threshold", 0.25), "description.threshold")
+    return {"description": text, "description_threshold": threshold}
 
 
 def _fraction(value: JSON, name: str) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,12 +18,15 @@ from assay.verifier import Verifier
 if TYPE_CHECKING:
     import trimesh
     from assay.domains.mesh.target import PreparedTarget, TargetCache
+    from assay.verifiers.mesh.clip import ClipScorer
     from assay.verifiers.mesh.render import Renderer
     from assay.verifiers.sandbox import SandboxPool
 
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
+CLIP_MODEL_ENV = "ASSAY_CLIP_MODEL"
+CLIP_DEVICE_ENV = "ASSAY_CLIP_DEVICE"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """Largest mesh file a response path may name (programs' files are capped by the sandbox)."""
 
@@ -68,6 +72,7 @@ class MeshVerifier(Verifier):
         self._pool: SandboxPool | None = None
         self._targets: TargetCache | None = None
         self._render_failure: str | None = None
+        self._clip: ClipScorer | None = None
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
@@ -112,6 +117,27 @@ class MeshVerifier(Verifier):
 
             self._renderer = Renderer(size=128)
         return self._renderer
+
+    @property
+    def clip(self) -> ClipScorer:
+        """This worker's image-text model, loaded on the first description task.
+
+        The model is the local directory in ``ASSAY_CLIP_MODEL`` on ``ASSAY_CLIP_DEVICE``
+        (default ``cpu``); never downloaded.
+
+        Raises:
+            DescriptionModelError: not configured, missing or unloadable (``error``).
+        """
+        if self._clip is None:
+            from assay.verifiers.mesh.clip import ClipScorer, DescriptionModelError
+
+            path = os.environ.get(CLIP_MODEL_ENV, "")
+            if not path:
+                raise DescriptionModelError(
+                    f"a description task needs a local CLIP model: set {CLIP_MODEL_ENV}"
+                )
+            self._clip = ClipScorer(path, os.environ.get(CLIP_DEVICE_ENV, "cpu"))
+        return self._clip
 
     @property
     def pool(self) -> SandboxPool:
@@ -273,6 +299,12 @@ class MeshVerifier(Verifier):
                 graded += build.guarded(
                     ("render",), lambda: [build.render_check(task, mesh, target, renderer)]
                 )
+        if task.description is not None:
+            scorer = self.clip  # no model: an error of the worker's set-up, not the mesh
+            graded += build.guarded(
+                ("description",),
+                lambda: [build.description_check(task, mesh, self.renderer, scorer)],
+            )
         return combine(task, gate, graded)
 
 
