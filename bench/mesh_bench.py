@@ -265,9 +265,9 @@ def _peak(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     import tracemalloc
 
     tracemalloc.start()
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the shared machine's load shows less
     result = fn()
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     return result, seconds, peak
@@ -310,31 +310,100 @@ def adversarial_cost() -> None:
               f"old {old}")  # fmt: skip
 
 
-def full_check_200k() -> None:
+def _needles(count: int = 50_000) -> trimesh.Trimesh:
+    """``count`` parallel needles (thin tetrahedra 100 long, 0.01 wide), 4 faces each."""
+    side = int(np.ceil(np.sqrt(count)))
+    index = np.arange(count)
+    offset = np.stack([(index % side) * 0.02, (index // side) * 0.02, np.zeros(count)], axis=1)
+    base = np.array([[0, 0, 0], [0.01, 0, 0], [0, 0.01, 0], [0.003, 0.003, 100.0]])
+    tetra = np.array([[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]])
+    vertices = (base[None] + offset[:, None]).reshape(-1, 3)
+    faces = (tetra[None] + 4 * index[:, None, None]).reshape(-1, 3)
+    return trimesh.Trimesh(vertices, faces, process=False)
+
+
+def large_shapes() -> dict[str, Callable[[], trimesh.Trimesh]]:
+    """Shapes at the documented face limit (200k faces) for the whole check."""
+    return {
+        "torus, 200k even faces": lambda: trimesh.creation.torus(
+            20, 6, major_sections=450, minor_sections=222
+        ),
+        "cylinder, 50k sections (200k faces: fans and slivers)": lambda: trimesh.creation.cylinder(
+            5, 10, sections=50_000
+        ),
+        "50k needles (200k faces, 50k bodies)": _needles,
+        "500 coincident spheres (160k faces)": lambda: trimesh.util.concatenate(
+            [trimesh.creation.icosphere(2, radius=5.0)] * 500
+        ),
+    }
+
+
+def _whole_check(name: str, queue: Any) -> None:
+    """In a fresh process: one shape's whole check, by part, and trimesh's own checks of the
+    same mesh as the baseline (same process, same run)."""
+    import resource
+
+    from assay.domains.mesh import checks as build
     from assay.verifiers.mesh.render import VIEWS, Renderer
     from assay.verifiers.mesh.similarity import to_manifold, volumetric_iou
     from assay.verifiers.mesh.validity import validity
 
-    target = trimesh.creation.torus(20, 6, major_sections=450, minor_sections=222)
-    candidate = target.copy()
+    shape = large_shapes()[name]()
+    candidate = shape.copy()
     candidate.apply_scale(1.01)
-    solid_target = to_manifold(target)
     renderer = Renderer(128)
-    renderer.depths(target, target.bounds.mean(axis=0), 60.0, list(VIEWS))  # warm
+    center, extent = shape.bounds.mean(axis=0), float(np.linalg.norm(shape.extents))
+    renderer.depths(shape, center, extent, list(VIEWS))  # the target's views, as in a worker
+    target_solid = None
+    parts: dict[str, float] = {}
 
-    def check() -> Any:
-        report, mesh, _ = validity(candidate)
-        assert mesh is not None and report.too_costly is None
-        iou = volumetric_iou(to_manifold(mesh), solid_target)
-        renderer.depths(mesh, target.bounds.mean(axis=0), 60.0, list(VIEWS))
-        return iou
+    def part(label: str, fn: Callable[[], Any]) -> Any:
+        start = time.process_time()
+        result = fn()
+        parts[label] = time.process_time() - start
+        return result
 
-    check()
-    iou, seconds, peak = _peak(check)
-    faces = len(candidate.faces)
-    print(f"whole check of a {faces}-face candidate (validity, manifold, IoU {iou[0]:.3f}, "
-          f"4 renders): {seconds:.2f} s, peak traced memory {peak:.0f} MB")  # fmt: skip
-    renderer.close()
+    report, mesh, bodies = part("validity", lambda: validity(candidate))
+    verdict = "valid"
+    if mesh is None or report.too_costly or not report.watertight:
+        verdict = f"invalid: {report.too_costly or 'not watertight'}"
+    elif report.self_intersections:
+        verdict = "invalid: self-intersecting"
+    else:
+        if len(bodies) > 1:
+            part("interpenetration", lambda: build.interpenetration_check(bodies))
+        target_solid = to_manifold(validity(shape)[1])
+        solid = part("manifold", lambda: to_manifold(mesh))
+        part("iou", lambda: volumetric_iou(solid, target_solid))
+        part("renders (4 views)", lambda: renderer.depths(mesh, center, extent, list(VIEWS)))
+    fresh = shape.copy()
+    start = time.process_time()
+    checked = trimesh.Trimesh(fresh.vertices, fresh.faces, process=True)
+    _ = checked.is_watertight, checked.is_winding_consistent, checked.volume
+    baseline = time.process_time() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    queue.put((len(candidate.faces), verdict, parts, baseline, peak, report.cost))
+
+
+def full_check_200k() -> None:
+    """The whole check of meshes at the face limit, each in a fresh process (peak RSS)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    print("whole check at the face limit (CPU seconds of one process; baseline: trimesh's own "
+          "process + is_watertight + is_winding_consistent + volume of the same mesh, same "
+          "process; peak RSS includes ~300 MB of libraries and the target):")  # fmt: skip
+    for name in large_shapes():
+        queue = context.Queue()
+        child = context.Process(target=_whole_check, args=(name, queue))
+        child.start()
+        faces, verdict, parts, baseline, peak, cost = queue.get(timeout=600)
+        child.join()
+        total = sum(parts.values())
+        shares = ", ".join(f"{k} {v:.2f}" for k, v in parts.items())
+        print(f"  {name:<55} {faces:>7} faces  {total:5.2f} s ({total / baseline:4.1f}x "
+              f"baseline {baseline:.2f} s), peak RSS {peak:5.0f} MB, {verdict}; {shares}; "
+              f"{cost.get('search_visits', 0) / faces:.1f} visits/face")  # fmt: skip
 
 
 def main() -> None:

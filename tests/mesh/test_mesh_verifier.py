@@ -134,12 +134,16 @@ def test_score_is_the_documented_weighted_mean(mesh_verifier: MeshVerifier) -> N
         "positive_volume",
         "self_intersection",
         "manifold",
+        "solid",  # summaries: the gate, and the graded mean itself
+        "fit",
     }
     graded = [c for c in verdict.checks if c.name not in gate]
     expected = sum(
         task.weights[c.name] * (c.score if c.score is not None else c.passed) for c in graded
     )
     assert verdict.score == pytest.approx(expected / sum(task.weights[c.name] for c in graded))
+    fit = next(c for c in verdict.checks if c.name == "fit")
+    assert fit.score == pytest.approx(verdict.score)
 
 
 BAD_REFERENCES = [

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import trimesh
 from assay.domains.mesh.target import CANDIDATE_SEED, PreparedTarget
 from assay.domains.mesh.task import MeshTask
 from assay.verifiers.mesh import physics
+from assay.verifiers.mesh.clip import ClipScorer
+from assay.verifiers.mesh.intersect import unique_inverse
 from assay.verifiers.mesh.render import VIEWS, Renderer, compare_views
 from assay.verifiers.mesh.similarity import (
     chamfer,
@@ -24,7 +26,7 @@ from assay.verifiers.mesh.similarity import (
     to_manifold,
     volumetric_iou,
 )
-from assay.verifiers.mesh.validity import ValidityReport
+from assay.verifiers.mesh.validity import MAX_BODIES, ValidityReport
 from numpy.typing import NDArray
 
 from assay.blame import TOO_COSTLY, ResponseFault
@@ -154,6 +156,96 @@ def _too_costly(report: ValidityReport) -> Check:
     return Check(TOO_COSTLY, False, 0.0, message, evidence)
 
 
+def assembly_parts(raw: trimesh.Trimesh) -> list[trimesh.Trimesh]:
+    """The parts of an assembly as the file indexes them: faces joined by shared vertex
+    *indices* (not positions), so parts that touch stay apart. Empty when that does not give
+    closed parts (a triangle soup such as STL: then the mesh is checked as one solid)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    faces = np.asarray(raw.faces, dtype=np.int64)
+    n = len(raw.vertices)
+    rows = np.repeat(np.arange(len(faces)), 3)
+    graph = coo_matrix((np.ones(len(rows), np.int8), (rows, faces.reshape(-1))), (len(faces), n))
+    count, labels = connected_components(graph @ graph.T, directed=False)
+    if count < 2 or count > MAX_BODIES:
+        return []
+    parts = []
+    for part in range(count):
+        own = faces[labels == part]
+        if len(own) < 4:  # no closed part has fewer faces: a soup, not parts
+            return []
+        corners = own.reshape(-1)
+        first, local = unique_inverse(corners)
+        mesh = trimesh.Trimesh(raw.vertices[corners[first]], local.reshape(-1, 3), process=False)
+        parts.append(mesh)
+    return parts
+
+
+def assemble(
+    raw: trimesh.Trimesh,
+) -> tuple[trimesh.Trimesh, object, list[trimesh.Trimesh], float, list[Check]] | list[Check] | None:
+    """Each part of an assembly (:func:`assembly_parts`) must be a valid solid on its own; the
+    whole is their union. ``None`` when the file does not index separate closed parts.
+
+    Returns ``(mesh, solid, parts, volume, gate)`` (the concatenated merged parts, the union's
+    manifold, the merged parts, their total volume, the gate checks), or the failed gate
+    checks of the first part that is not a solid (each named ``part <i>: ...``).
+    """
+    import manifold3d
+    from assay.verifiers.mesh.validity import validity
+
+    parts = assembly_parts(raw)
+    if not parts:
+        return None
+    merged_parts: list[trimesh.Trimesh] = []
+    solids: list[Any] = []
+    volume = 0.0
+    for index, part in enumerate(parts):
+        report, mesh, _ = validity(part)
+        gate = validity_checks(report)
+        solid = manifold_check(mesh) if mesh is not None and all(c.passed for c in gate) else None
+        if mesh is None or solid is None or isinstance(solid, Check):
+            failed = [c for c in gate if not c.passed] or (
+                [solid] if isinstance(solid, Check) else []
+            )
+            return [
+                Check(
+                    c.name, False, 0.0, f"part {index}: {c.message}", {**c.evidence, "part": index}
+                )
+                for c in failed
+            ]
+        merged_parts.append(mesh)
+        solids.append(solid)
+        volume += sum(report.body_volumes)
+    union = manifold3d.Manifold.batch_boolean(solids, manifold3d.OpType.Add)
+    whole: trimesh.Trimesh = trimesh.Trimesh(
+        np.concatenate([p.vertices for p in merged_parts]),
+        np.concatenate(
+            [
+                p.faces + offset
+                for p, offset in zip(merged_parts, _offsets(merged_parts), strict=True)
+            ]
+        ),
+        process=False,
+    )
+    gate = [
+        Check(
+            "parts",
+            True,
+            None,
+            f"an assembly of {len(parts)} parts, each a valid solid",
+            {"parts": len(parts), "faces": [len(p.faces) for p in merged_parts]},
+        )
+    ]
+    return whole, union, merged_parts, volume, gate
+
+
+def _offsets(parts: list[trimesh.Trimesh]) -> list[int]:
+    sizes = [len(p.vertices) for p in parts]
+    return [sum(sizes[:i]) for i in range(len(sizes))]
+
+
 def manifold_check(mesh: trimesh.Trimesh) -> object:
     """The mesh as a manifold3d solid, or a failed ``manifold`` check when manifold3d refuses it.
 
@@ -216,7 +308,26 @@ def constraint_checks(
         checks += guarded(("wall_thickness",), lambda: [_wall(task, need, mesh)])
     if task.stable:
         checks += guarded(("stability",), lambda: [_stability(mesh, task.up)])
+    if task.on_ground is not None:
+        checks.append(on_ground_check(task, mesh))
     return checks
+
+
+def on_ground_check(task: MeshTask, mesh: trimesh.Trimesh) -> Check:
+    """The part rests on the ground plane: its lowest point along ``up`` is at 0 (within the
+    tolerance: ``on_ground.tolerance``, else 1e-4 of the bounding-box diagonal)."""
+    axis = "xyz".index(task.up)
+    lowest = float(mesh.bounds[0, axis])
+    diagonal = float(np.linalg.norm(mesh.extents))
+    tolerance = task.on_ground if task.on_ground else 1e-4 * diagonal
+    gap = abs(lowest)
+    return Check(
+        "on_ground",
+        gap <= tolerance,
+        _decay(gap - tolerance, 0.1 * diagonal) if gap > tolerance else 1.0,
+        f"lowest point at {task.up} = {lowest:.6g} (tolerance {tolerance:.3g} {task.units})",
+        {"lowest": lowest, "tolerance": tolerance, "up": task.up, "units": task.units},
+    )
 
 
 def _volume(task: MeshTask, target: float, volume: float) -> Check:
@@ -281,18 +392,21 @@ def _dimensions(
     got = np.sort(extents) if task.any_orientation else extents
     wanted = np.sort(wanted) if task.any_orientation else wanted
     errors = np.abs(got - wanted)
-    excess = float((errors - task.extents_tolerance).max())
+    relative = task.extents_rel_tolerance
+    allowed = np.full(3, task.extents_tolerance) if relative is None else relative * np.abs(wanted)
+    excess = float((errors - allowed).max())
     return Check(
         "dimensions",
         excess <= 0,
         _decay(max(excess, 0.0), 0.1 * float(wanted.max())),
-        f"extents {np.round(got, 6).tolist()} vs {wanted.tolist()} "
-        f"± {task.extents_tolerance} {task.units}",
+        f"extents {np.round(got, 6).tolist()} vs {wanted.tolist()} ± "
+        + (f"{task.extents_tolerance} {task.units}" if relative is None else f"{relative:.2%}"),
         {
             "extents": got.tolist(),
             "target": wanted.tolist(),
             "errors": errors.tolist(),
-            "tolerance": task.extents_tolerance,
+            "tolerance": allowed.tolist(),
+            "rel_tolerance": relative,
             "units": task.units,
             "orientation": "any" if task.any_orientation else "fixed",
         },
@@ -411,5 +525,35 @@ def render_check(
             },
             "size": renderer.size,
             "platform": renderer.platform,
+        },
+    )
+
+
+def description_check(
+    task: MeshTask, mesh: trimesh.Trimesh, renderer: Renderer, scorer: ClipScorer
+) -> Check:
+    """The four canonical views (depth-shaded) against ``task.description``, one batch."""
+    from assay.verifiers.mesh.clip import depth_image
+
+    center = np.asarray(mesh.bounds.mean(axis=0), dtype=np.float64)
+    diagonal = float(np.linalg.norm(mesh.extents))
+    depths = renderer.depths(mesh, center, diagonal, VIEWS)
+    similarities = scorer.similarities(
+        [depth_image(depths[v]) for v in VIEWS], task.description or ""
+    )
+    mean = float(np.mean(similarities))
+    limit = task.description_threshold
+    return Check(
+        "description",
+        mean >= limit,
+        float(min(1.0, max(0.0, mean / limit))),
+        f"mean image-text similarity {mean:.4f} over {len(VIEWS)} views (limit {limit})",
+        {
+            "views": dict(zip(VIEWS, similarities, strict=True)),
+            "mean": mean,
+            "threshold": limit,
+            "text": task.description,
+            "model": scorer.path,
+            "device": scorer.device,
         },
     )

@@ -27,6 +27,7 @@ __all__ = [
     "TargetCache",
     "data_roots",
     "response_roots",
+    "shared_target",
     "target_path",
     "target_roots",
 ]
@@ -84,6 +85,8 @@ class TargetCache:
     def __init__(self, size: int = 32) -> None:
         self._size = size
         self._items: OrderedDict[str, PreparedTarget] = OrderedDict()
+        self.prepared = 0
+        """Targets prepared (decoded, validated, sampled) by this cache: once per target."""
 
     def get(self, spec: dict[str, Any], samples: int) -> PreparedTarget:
         """The prepared target of a reference's ``target`` entry.
@@ -91,14 +94,27 @@ class TargetCache:
         Raises:
             MalformedTaskError: the target cannot be read or is not a valid solid.
         """
+        shortcut = _shortcut(spec, samples)  # shared targets: no read, no hash, once known
+        if shortcut is not None and shortcut in self._items:
+            self._items.move_to_end(shortcut)
+            return self._items[shortcut]
         data, file_type = _target_bytes(spec)
-        key = hashlib.sha256(data + f"|{file_type}|{samples}".encode()).hexdigest()
+        digest = hashlib.sha256(data).hexdigest()
+        if "sha256" in spec and digest != spec["sha256"]:
+            raise MalformedTaskError(
+                f"target file for sha256 {spec['sha256']} has content hash {digest}"
+            )
+        key = f"{digest}|{file_type}|{samples}"
         if key in self._items:
             self._items.move_to_end(key)
-            return self._items[key]
-        prepared = _prepare(data, file_type, samples)
-        self._items[key] = prepared
-        if len(self._items) > self._size:
+            prepared = self._items[key]
+        else:
+            prepared = _prepare(data, file_type, samples)
+            self._items[key] = prepared
+            self.prepared += 1
+        if shortcut is not None:
+            self._items[shortcut] = prepared
+        while len(self._items) > self._size:
             self._items.popitem(last=False)
         return prepared
 
@@ -108,8 +124,42 @@ def target_path(spec: dict[str, Any]) -> Path | None:
     return resolve_under(str(spec["path"]), target_roots()) if "path" in spec else None
 
 
+def _shortcut(spec: dict[str, Any], samples: int) -> str | None:
+    """A cache key known without reading the target: its content hash as given, or its
+    resolved path with size and modification time (a file changed in place is read again)."""
+    file_type = str(spec.get("format", "")).lower()
+    if "sha256" in spec:
+        return f"sha256:{spec['sha256']}|{file_type}|{samples}"
+    if "path" in spec:
+        path = target_path(spec)
+        if path is not None:
+            stat = path.stat()
+            return f"path:{path}|{stat.st_size}|{stat.st_mtime_ns}|{file_type}|{samples}"
+    return None
+
+
+def shared_target(digest: str) -> Path | None:
+    """The file of a shared target given by content hash: ``<sha256>.<ext>`` in
+    ``fixtures/mesh/targets`` or a ``targets`` folder of an ``ASSAY_DATA_ROOTS`` root."""
+    for root in [PROJECT_ROOT / "fixtures" / "mesh", *data_roots()]:
+        folder = root / "targets"
+        if folder.is_dir():
+            for candidate in sorted(folder.glob(f"{digest}.*")):
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
 def _target_bytes(spec: dict[str, Any]) -> tuple[bytes, str]:
     file_type = str(spec.get("format", "")).lower()
+    if "sha256" in spec and "path" not in spec:
+        found = shared_target(str(spec["sha256"]))
+        if found is None:
+            raise MalformedTaskError(
+                f"no shared target {spec['sha256']}.* under fixtures/mesh/targets or "
+                f"{ROOTS_ENV}/*/targets"
+            )
+        return found.read_bytes(), file_type or found.suffix.lower().lstrip(".")
     if "path" in spec:
         path = target_path(spec)
         if path is None:

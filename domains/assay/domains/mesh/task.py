@@ -31,13 +31,17 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "fscore": 1.0,
     "iou": 2.0,
     "render": 1.0,
+    "description": 1.0,
 }
 _AXES = ("x", "y", "z")
 _KEYS = {
     "target", "units", "dimensions", "volume", "bodies", "genus", "holes", "min_wall_thickness",
     "stable", "up", "allow_interpenetration", "thresholds", "samples", "render", "weights",
-    "program", "max_faces",
+    "program", "max_faces", "on_ground", "assembly", "score_floor", "description",
 }  # fmt: skip
+SCORE_FLOOR = 0.01
+"""Scores below this are 0 (``incorrect``): a hopeless answer (100x the size, coordinates of
+1e12) is not a ``partial`` worth 1e-37."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,7 @@ class MeshTask:
     units: str = ""
     extents: tuple[float, float, float] | None = None
     extents_tolerance: float = 0.0
+    extents_rel_tolerance: float | None = None
     any_orientation: bool = False
     volume: float | None = None
     volume_rel_tolerance: float = 0.02
@@ -73,7 +78,12 @@ class MeshTask:
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     program_timeout_s: float = 20.0
     program_memory_mb: int = 1024
-    max_faces: int = 500_000
+    max_faces: int = 200_000
+    on_ground: float | None = None
+    assembly: bool = False
+    score_floor: float = SCORE_FLOOR
+    description: str | None = None
+    description_threshold: float = 0.25
 
 
 def parse_task(reference: JSON) -> MeshTask:
@@ -89,8 +99,8 @@ def parse_task(reference: JSON) -> MeshTask:
         raise MalformedTaskError(f"unknown mesh reference keys: {sorted(unknown)}")
     target = _target(reference.get("target"))
     dims = reference.get("dimensions")
-    extents, tolerance, any_orientation = (
-        _dimensions(dims) if dims is not None else (None, 0.0, False)
+    extents, tolerance, rel_tolerance, any_orientation = (
+        _dimensions(dims) if dims is not None else (None, 0.0, None, False)
     )
     volume = reference.get("volume")
     program = _mapping(reference.get("program", {}), "program")
@@ -99,6 +109,7 @@ def parse_task(reference: JSON) -> MeshTask:
         units=str(reference.get("units", "")),
         extents=extents,
         extents_tolerance=tolerance,
+        extents_rel_tolerance=rel_tolerance,
         any_orientation=any_orientation,
         volume=None
         if volume is None
@@ -123,11 +134,15 @@ def parse_task(reference: JSON) -> MeshTask:
         weights=_numbers(reference.get("weights", {}), DEFAULT_WEIGHTS, "weights"),
         program_timeout_s=_positive(program.get("timeout_s", 20.0), "program.timeout_s"),
         program_memory_mb=_whole(program.get("memory_mb", 1024), "program.memory_mb"),
-        max_faces=_whole(reference.get("max_faces", 500_000), "max_faces"),
+        max_faces=_whole(reference.get("max_faces", 200_000), "max_faces"),
+        on_ground=_on_ground(reference.get("on_ground", False)),
+        assembly=_flag(reference.get("assembly", False), "assembly"),
+        score_floor=_fraction(reference.get("score_floor", SCORE_FLOOR), "score_floor"),
+        **_description(reference.get("description")),
     )
     has_constraint = any(
         (task.extents, task.volume, task.bodies is not None, task.genus is not None, task.holes,
-         task.min_wall_thickness, task.stable)
+         task.min_wall_thickness, task.stable, task.on_ground is not None, task.description)
     )  # fmt: skip
     if target is None and not has_constraint:
         raise MalformedTaskError("mesh reference has neither a target nor any constraint")
@@ -140,24 +155,70 @@ def _target(value: JSON) -> Mapping[str, Any] | None:
     if isinstance(value, str):
         return {"path": value}
     target = _mapping(value, "target")
-    if not any(k in target for k in ("path", "data", "base64")):
-        raise MalformedTaskError("target needs 'path', 'data' (text) or 'base64'")
+    if not any(k in target for k in ("path", "data", "base64", "sha256")):
+        raise MalformedTaskError("target needs 'path', 'sha256', 'data' (text) or 'base64'")
+    digest = target.get("sha256")
+    if digest is not None and (
+        not isinstance(digest, str)
+        or len(digest) != 64
+        or any(c not in "0123456789abcdef" for c in digest)
+    ):
+        raise MalformedTaskError(f"target.sha256 must be 64 lowercase hex digits, got {digest!r}")
     if ("data" in target or "base64" in target) and "format" not in target:
         raise MalformedTaskError("an inline target needs a 'format' (obj, stl, ply, off, glb)")
     return target
 
 
-def _dimensions(value: JSON) -> tuple[tuple[float, float, float], float, bool]:
+def _dimensions(value: JSON) -> tuple[tuple[float, float, float], float, float | None, bool]:
     dims = _mapping(value, "dimensions")
     extents = _list(dims.get("extents"), "dimensions.extents")
     if len(extents) != 3:
         raise MalformedTaskError("dimensions.extents must be three numbers (x, y, z)")
     x, y, z = (_positive(e, "dimensions.extents") for e in extents)
+    if "tolerance" in dims and "rel_tolerance" in dims:
+        raise MalformedTaskError("dimensions: give 'tolerance' (absolute) or 'rel_tolerance'")
+    rel = dims.get("rel_tolerance")
+    rel_tolerance = None if rel is None else _fraction(rel, "dimensions.rel_tolerance")
     tolerance = _positive(dims.get("tolerance", 0.01 * max(x, y, z)), "dimensions.tolerance")
     orientation = dims.get("orientation", "fixed")
     if orientation not in ("fixed", "any"):
         raise MalformedTaskError("dimensions.orientation must be 'fixed' or 'any'")
-    return (x, y, z), tolerance, orientation == "any"
+    return (x, y, z), tolerance, rel_tolerance, orientation == "any"
+
+
+def _description(value: JSON) -> dict[str, Any]:
+    """``"text"`` or ``{"text": ..., "threshold": 0.25}`` (cosine similarity to pass)."""
+    if value is None:
+        return {}
+    spec = {"text": value} if isinstance(value, str) else _mapping(value, "description")
+    unknown = set(spec) - {"text", "threshold"}
+    if unknown:
+        raise MalformedTaskError(f"unknown description keys: {sorted(unknown)}")
+    text = spec.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise MalformedTaskError("description.text must be a non-empty string")
+    threshold = _fraction(spec.get("threshold", 0.25), "description.threshold")
+    return {"description": text, "description_threshold": threshold}
+
+
+def _fraction(value: JSON, name: str) -> float:
+    number = _positive(value, name)
+    if number >= 1:
+        raise MalformedTaskError(f"{name} must be a fraction in (0, 1), got {value!r}")
+    return number
+
+
+def _on_ground(value: JSON) -> float | None:
+    """``true`` (tolerance 1e-4 of the diagonal), ``{"tolerance": d}`` (units) or ``false``."""
+    if value is False:
+        return None
+    if value is True:
+        return 0.0  # 0: relative default, resolved against the mesh's diagonal
+    spec = _mapping(value, "on_ground")
+    unknown = set(spec) - {"tolerance"}
+    if unknown:
+        raise MalformedTaskError(f"unknown on_ground keys: {sorted(unknown)}")
+    return _positive(spec.get("tolerance"), "on_ground.tolerance")
 
 
 def _hole(value: JSON) -> HoleSpec:

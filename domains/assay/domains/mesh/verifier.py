@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
 from assay.blame import TOO_COSTLY, response_fault
-from assay.errors import VerifierError
+from assay.errors import MalformedTaskError, VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
 
 if TYPE_CHECKING:
     import trimesh
     from assay.domains.mesh.target import PreparedTarget, TargetCache
+    from assay.verifiers.mesh.clip import ClipScorer
     from assay.verifiers.mesh.render import Renderer
     from assay.verifiers.sandbox import SandboxPool
 
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
+CLIP_MODEL_ENV = "ASSAY_CLIP_MODEL"
+CLIP_DEVICE_ENV = "ASSAY_CLIP_DEVICE"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """Largest mesh file a response path may name (programs' files are capped by the sandbox)."""
 
@@ -57,7 +61,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.0.7"
+    version: ClassVar[str] = "1.1.0"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -68,6 +72,7 @@ class MeshVerifier(Verifier):
         self._pool: SandboxPool | None = None
         self._targets: TargetCache | None = None
         self._render_failure: str | None = None
+        self._clip: ClipScorer | None = None
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
@@ -114,6 +119,27 @@ class MeshVerifier(Verifier):
         return self._renderer
 
     @property
+    def clip(self) -> ClipScorer:
+        """This worker's image-text model, loaded on the first description task.
+
+        The model is the local directory in ``ASSAY_CLIP_MODEL`` on ``ASSAY_CLIP_DEVICE``
+        (default ``cpu``); never downloaded.
+
+        Raises:
+            DescriptionModelError: not configured, missing or unloadable (``error``).
+        """
+        if self._clip is None:
+            from assay.verifiers.mesh.clip import ClipScorer, DescriptionModelError
+
+            path = os.environ.get(CLIP_MODEL_ENV, "")
+            if not path:
+                raise DescriptionModelError(
+                    f"a description task needs a local CLIP model: set {CLIP_MODEL_ENV}"
+                )
+            self._clip = ClipScorer(path, os.environ.get(CLIP_DEVICE_ENV, "cpu"))
+        return self._clip
+
+    @property
     def pool(self) -> SandboxPool:
         """The sandbox for mesh programs, started on the first program."""
         if self._pool is None:
@@ -124,6 +150,8 @@ class MeshVerifier(Verifier):
 
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
+        if isinstance(record.reference, dict) and "scene" in record.reference:
+            return self._scene(record)
         task = parse_task(record.reference)
         if self._targets is None:
             from assay.domains.mesh.target import TargetCache
@@ -135,6 +163,25 @@ class MeshVerifier(Verifier):
             return loaded
         raw, load_check = loaded
         return self._grade(task, raw, load_check, target)
+
+    def _scene(self, record: Record) -> Verdict:
+        """A scene task (assay.domains.mesh.scene): a step per part and per relation."""
+        from assay.domains.mesh.scene import grade_scene, parse_scene
+
+        reference = record.reference
+        if not isinstance(reference, dict) or set(reference) != {"scene"}:
+            raise MalformedTaskError("a scene task holds only the 'scene' key")
+        scene = parse_scene(reference["scene"])
+        plain = MeshTask(render=False)
+
+        def load(text: str) -> Any:
+            loaded = self._load(text, plain)
+            return loaded if isinstance(loaded, Verdict) else loaded[0]
+
+        def grade(task: MeshTask, raw: trimesh.Trimesh) -> Verdict:
+            return self._grade(task, raw, Check("load", True, None, "placed part"), None)
+
+        return grade_scene(scene, record.response, load, grade)
 
     def _load(self, response: str, task: MeshTask) -> tuple[trimesh.Trimesh, Check] | Verdict:
         """The response's mesh, as written, with a ``load`` check; or the verdict that ends it."""
@@ -176,7 +223,7 @@ class MeshVerifier(Verifier):
                 message,
                 {"faces": len(raw.faces), "max_faces": task.max_faces},
             )
-            return Verdict.incorrect((loaded_check, cost), message=message)
+            return _invalid([loaded_check, cost])
         return raw, loaded_check
 
     def _run_program(
@@ -201,6 +248,13 @@ class MeshVerifier(Verifier):
         from assay.domains.mesh import checks as build
         from assay.verifiers.mesh.validity import validity
 
+        if task.assembly:
+            assembled = build.guarded((build.GEOMETRY,), lambda: build.assemble(raw))
+            if isinstance(assembled, list):  # a part is not a solid, or a library raised
+                return _invalid([load, *assembled])
+            if assembled is not None:  # else not split by the file's indexing: one solid
+                whole, union, parts, total, gate = assembled
+                return self._graded(task, whole, union, parts, total, [load, *gate], target)
         measured = build.guarded((build.GEOMETRY,), lambda: validity(raw))
         if isinstance(measured, list):  # a library raised: the mesh's fault
             return _invalid([load, *measured])
@@ -211,15 +265,29 @@ class MeshVerifier(Verifier):
         solid = build.manifold_check(mesh)
         if isinstance(solid, Check):
             return _invalid([*gate, solid])
+        volumes = report.body_volumes  # measured once, in validity
+        outward = [b for b, v in zip(bodies, volumes, strict=True) if v > 0]  # cavities: < 0
+        return self._graded(task, mesh, solid, outward, float(sum(volumes)), gate, target)
+
+    def _graded(  # noqa: PLR0917 - the parts of one measured solid, passed on
+        self,
+        task: MeshTask,
+        mesh: trimesh.Trimesh,
+        solid: object,
+        outward: list[trimesh.Trimesh],
+        volume: float,
+        gate: list[Check],
+        target: PreparedTarget | None,
+    ) -> Verdict:
+        from assay.domains.mesh import checks as build
+
         gate.append(Check("manifold", True, None, "manifold3d accepts the solid"))
-        outward = [body for body in bodies if body.volume > 0]  # cavities are inward-facing
         if len(outward) > 1 and not task.allow_interpenetration:
             gate += build.guarded(
                 ("interpenetration",), lambda: [build.interpenetration_check(outward)]
             )
             if not gate[-1].passed:
                 return _invalid(gate)
-        volume = float(sum(body.volume for body in bodies))
         graded = build.constraint_checks(task, mesh, outward, volume)
         if target is not None:
             graded += build.guarded(
@@ -231,19 +299,25 @@ class MeshVerifier(Verifier):
                 graded += build.guarded(
                     ("render",), lambda: [build.render_check(task, mesh, target, renderer)]
                 )
+        if task.description is not None:
+            scorer = self.clip  # no model: an error of the worker's set-up, not the mesh
+            graded += build.guarded(
+                ("description",),
+                lambda: [build.description_check(task, mesh, self.renderer, scorer)],
+            )
         return combine(task, gate, graded)
 
 
 def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> bytes | Verdict:
     """The bytes of a response's mesh file, if it may be read (see docs/mesh.md)."""
-    from assay.domains.mesh.target import response_roots, target_path
+    from assay.domains.mesh.target import response_roots
     from assay.verifiers.mesh.load import resolve_under
 
     path = resolve_under(path_text, response_roots())
     if path is None:
         return Verdict.unparsable(f"{path_text!r} is not a file under an allowed data root")
     evidence["path"] = str(path)
-    if task.target is not None and path == target_path(dict(task.target)):
+    if task.target is not None and path in _target_files(dict(task.target)):
         return _load_failed("the response names the task's own target file", evidence)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
@@ -255,20 +329,57 @@ def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> byte
     return path.read_bytes()
 
 
+def _target_files(spec: dict[str, Any]) -> set[Path | None]:
+    """The files a target spec reads: its path, or the shared file of its content hash."""
+    from assay.domains.mesh.target import shared_target, target_path
+
+    files = {target_path(spec)}
+    if "sha256" in spec:
+        files.add(shared_target(str(spec["sha256"])))
+    return files - {None}
+
+
 def _load_failed(message: str, evidence: dict[str, Any]) -> Verdict:
     return Verdict.incorrect((Check("load", False, 0.0, message, evidence),), message=message)
 
 
+SOLID = "solid"
+"""Check name: the response is a valid solid (every gate check passed). Present in every
+verdict that reached a mesh; a trainer tells "not a solid" (failed) from "valid but wrong"
+(passed, with ``fit`` failed) by it, and a reward spec can weight it (docs/mesh.md)."""
+FIT = "fit"
+"""Check name: how well a valid solid does the task (the weighted mean of the graded checks);
+score 0 and failed when the response is not a solid."""
+
+
+def solid_check(gate: list[Check]) -> Check:
+    """``solid``: passed when every gate check passed; evidence names the ones that failed."""
+    failed = [c.name for c in gate if not c.passed]
+    return Check(
+        SOLID,
+        not failed,
+        float(not failed),
+        "a valid solid" if not failed else f"not a valid solid: {', '.join(failed)}",
+        {"valid_solid": not failed, "failed": failed},
+    )
+
+
 def _invalid(gate: list[Check]) -> Verdict:
+    solid = solid_check(gate)
+    fit = Check(FIT, False, 0.0, "not graded: not a valid solid", {"graded": False})
+    checks = (*gate, solid, fit)
     costly = [c for c in gate if c.name == TOO_COSTLY and not c.passed]
     if costly:
-        return Verdict.incorrect(tuple(gate), message=costly[0].message)
-    failed = ", ".join(c.name for c in gate if not c.passed)
-    return Verdict.incorrect(tuple(gate), message=f"not a valid solid: {failed}")
+        return Verdict.incorrect(checks, message=costly[0].message)
+    return Verdict.incorrect(checks, message=solid.message)
 
 
 def combine(task: MeshTask, gate: list[Check], graded: list[Check]) -> Verdict:
-    """Weighted mean of the graded checks' scores; ``correct`` only when every check passes."""
+    """Weighted mean of the graded checks' scores; ``correct`` only when every check passes.
+
+    A score below ``task.score_floor`` (default 0.01) is 0: ``incorrect``, not a ``partial``
+    of 1e-37. The verdict carries ``solid`` (passed) and ``fit`` (the score) after the checks.
+    """
     weights = [task.weights.get(c.name, 1.0) for c in graded]
     total = sum(weights)
     if total == 0:
@@ -281,11 +392,23 @@ def combine(task: MeshTask, gate: list[Check], graded: list[Check]) -> Verdict:
             )
             / total
         )
-    checks = tuple(gate + graded)
     failed = [c.name for c in graded if not c.passed]
+    floored = 0 < score < task.score_floor and bool(failed)
+    if floored:
+        score = 0.0
+    fit = Check(
+        FIT,
+        not failed,
+        score if failed else 1.0,
+        "every check passed" if not failed else f"score {score:.4g}; failed: {', '.join(failed)}",
+        {"graded": True, "failed": failed, "score_floor": task.score_floor, "floored": floored},
+    )
+    checks = (*gate, *graded, solid_check(gate), fit)
     if not failed:
         return Verdict.correct(checks)
     message = f"failed: {', '.join(failed)}"
+    if floored:
+        message += f" (score below the floor of {task.score_floor})"
     if score <= 0:
         return Verdict.incorrect(checks, message=message)
     return Verdict(Status.PARTIAL, min(score, 0.99), checks, (), message)

@@ -53,6 +53,7 @@ __all__ = [
     "candidate_pairs",
     "pair_budget",
     "self_intersections",
+    "unique_inverse",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -67,6 +68,8 @@ PAIR_BUDGET_BASE = 1_000_000
 """Node pairs always allowed (small meshes)."""
 CHUNK = 1 << 18
 """Most node pairs handled at once (a few tens of MB of temporaries)."""
+_NARROW = 1 << 15
+"""Candidate pairs given to the narrow phase at once."""
 _LEAD = 1024
 """Node pairs taken on first at each level: the search reaches leaves (and crossings) after a
 few thousand visits however dense the top of the tree is."""
@@ -76,9 +79,9 @@ _PAD = 1e-9
 """Bounding boxes grow by this (unit-box) margin: cutting rounds the pieces' corners."""
 
 
-PAIR_BUDGET_MAX = 32_000_000
-"""Node pairs never allowed past (a 500k-face mesh would otherwise get 65M: a minute under
-load, past the item's limit, and a timeout is masked)."""
+PAIR_BUDGET_MAX = 5_000_000
+"""Node pairs never allowed past: about 5 s of one loaded core at the worst (bench/mesh_bench.py);
+above 31k faces a mesh gets fewer than :data:`PAIRS_PER_FACE` per face (25 at 200k faces)."""
 
 
 def pair_budget(faces: int) -> int:
@@ -121,7 +124,9 @@ def self_intersections(
         vertices: ``(v, 3)`` coordinates.
         faces: ``(n, 3)`` vertex indices.
         eps: Crossing tolerance in the mesh's units.
-        budget: Node pairs to keep at most (default :func:`pair_budget`).
+        budget: Node pairs to keep at most (default :func:`pair_budget`). A budget under
+            :data:`PAIR_BUDGET_BASE` is a glance: long triangles are barely cut (one piece
+            per face and :data:`_PIECES_BASE` more), so its set-up is cheap too.
         enough: Stop once this many crossing pairs are found (the answer is known; the count
             is then a lower bound). ``None``: find them all (within the budget).
     """
@@ -129,17 +134,22 @@ def self_intersections(
     found: list[IntArray] = []
     counted = 0
     complete = True
-    for chunk, total in _candidate_chunks(vertices, faces, eps, limit):
+    cut = PIECES_PER_FACE if budget is None or budget >= PAIR_BUDGET_BASE else 1
+    for chunk, total in _candidate_chunks(vertices, faces, eps, limit, cut):
         counted = total
         if chunk is None:  # over budget
             complete = False
             if found:
                 break
             continue
-        crossing = _crossing(vertices[faces[chunk[:, 0]]], vertices[faces[chunk[:, 1]]], eps)
-        found.append(chunk[crossing])
-        if enough is not None and sum(len(f) for f in found) >= enough:
-            complete = False
+        for begin in range(0, len(chunk), _NARROW):  # slices: stop soon after ``enough``
+            part = chunk[begin : begin + _NARROW]
+            crossing = _crossing(vertices[faces[part[:, 0]]], vertices[faces[part[:, 1]]], eps)
+            found.append(part[crossing])
+            if enough is not None and sum(len(f) for f in found) >= enough:
+                complete = False
+                break
+        if not complete:
             break
     pairs = _unique_pairs(np.concatenate(found) if found else np.zeros((0, 2), np.int64))
     return Intersections(pairs, complete, counted, limit)
@@ -163,11 +173,25 @@ def candidate_pairs(
     return _unique_pairs(np.concatenate(parts) if parts else np.zeros((0, 2), np.int64))
 
 
+def unique_inverse(keys: IntArray) -> tuple[IntArray, IntArray]:
+    """``(first, inverse)`` of ``np.unique(keys, return_index=True, return_inverse=True)``, by
+    one stable sort (numpy 2.4's ``np.unique`` is many times slower on millions of keys)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.r_[True, ordered[1:] != ordered[:-1]] if len(keys) else np.zeros(0, np.bool_)
+    rank = np.cumsum(starts) - 1
+    inverse = np.empty(len(keys), np.int64)
+    inverse[order] = rank
+    first: IntArray = order[starts].astype(np.int64)
+    return first, inverse
+
+
 def _unique_pairs(pairs: IntArray) -> IntArray:
     """Sorted distinct rows of ``(i, j)`` pairs of face indices (below 2**31)."""
     if len(pairs) == 0:
         return pairs.reshape(0, 2)
-    keys = np.unique((pairs[:, 0] << 31) | pairs[:, 1])
+    keys = np.sort((pairs[:, 0] << 31) | pairs[:, 1])
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # np.unique hashes: 50x slower on numpy 2.4
     unique: IntArray = np.stack([keys >> 31, keys & ((1 << 31) - 1)], axis=1)
     return unique
 
@@ -182,13 +206,13 @@ class _Pieces:
 
 
 def _candidate_chunks(
-    vertices: FloatArray, faces: IntArray, eps: float, budget: int
+    vertices: FloatArray, faces: IntArray, eps: float, budget: int, cut: int = PIECES_PER_FACE
 ) -> Iterator[tuple[IntArray | None, int]]:
     """Chunks of triangle pairs (neighbours dropped) with the running count of node visits;
     ``(None, count)`` once the count passes ``budget``."""
     if len(faces) < 2:
         return
-    tree = _Tree.build(_pieces(vertices, faces, eps))
+    tree = _Tree.build(_pieces(vertices, faces, eps, cut))
     visits = 0
     found: list[IntArray] = []
     pending = 0
@@ -272,6 +296,9 @@ class _Tree:
         g = group[left]
         keep = (g != group[right]) | (g == _MIXED)
         for axis in range(3):
+            if axis == 1:  # drop the rejected pairs once: the later gathers are fewer
+                left, right = left[keep], right[keep]
+                keep = np.ones(len(left), np.bool_)
             low, high = lo[axis], hi[axis]
             keep &= low[left] <= high[right]
             keep &= low[right] <= high[left]
@@ -308,8 +335,11 @@ def _morton(points: FloatArray) -> NDArray[np.uint64]:
 
 
 def _neighbours_dropped(pairs: IntArray, faces: IntArray) -> IntArray:
-    a, b = faces[pairs[:, 0]], faces[pairs[:, 1]]
-    shared = (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
+    a, b = faces[pairs[:, 0]].T, faces[pairs[:, 1]].T  # rows: contiguous compares
+    shared = np.zeros(len(pairs), np.bool_)
+    for i in range(3):
+        for j in range(3):
+            shared |= a[i] == b[j]
     kept: IntArray = _unique_pairs(pairs[~shared]) if len(pairs) else pairs
     return kept
 
@@ -336,8 +366,8 @@ def _groups(unit: FloatArray, faces: IntArray, eps: float) -> IntArray:
     quantum = 1e-7
     quantized = np.round(np.column_stack([normal, offset]) / quantum).astype(np.int64)
     key = quantized @ np.array([1, 1_000_003, 998_244_353, 1_000_000_007], dtype=np.int64)
-    _, first, plane = np.unique(key, return_index=True, return_inverse=True)  # a collision
-    plane = plane.ravel()  # of keys only costs pairs: the distance test below splits it
+    first, plane = unique_inverse(key)  # a collision of keys only costs pairs: the
+    # distance test below splits it
     rep_normal, rep_offset = normal[first][plane], offset[first][plane]
     distance = np.abs(np.einsum("nvd,nd->nv", unit, rep_normal) - rep_offset[:, None]).max(axis=1)
     on_plane = (distance <= eps) & (length > 0)
@@ -351,19 +381,23 @@ def _groups(unit: FloatArray, faces: IntArray, eps: float) -> IntArray:
     return group
 
 
-def _pieces(vertices: FloatArray, faces: IntArray, eps: float) -> _Pieces:
-    """Cut wide triangles into pieces; each piece gets its padded box and its group."""
+def _pieces(vertices: FloatArray, faces: IntArray, eps: float, per_face: int) -> _Pieces:
+    """Cut wide triangles into pieces (about ``per_face`` per face at most); each piece gets
+    its padded box and its group."""
     triangles = vertices[faces]
     low = triangles.reshape(-1, 3).min(axis=0)
     diagonal = float(np.linalg.norm(triangles.reshape(-1, 3).max(axis=0) - low))
     unit = (triangles - low) / (diagonal if diagonal > 0 else 1.0)
     longest = _edge_lengths(unit).max(axis=1)
-    cap = PIECES_PER_FACE * len(faces) + _PIECES_BASE
+    cap = per_face * len(faces) + _PIECES_BASE
     area = float(
         np.linalg.norm(np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0]), axis=1).sum()
     )
     fat = 2.0 * np.sqrt(area / len(faces))  # the side of a triangle of the mean area, twice
     top = max(min(float(np.percentile(longest, 90)), fat), _SMALLEST_PIECE)
+    extent = np.ptp(unit, axis=1).max(axis=1)
+    while _first_cut(longest, extent, top) > cap:  # cheap lower bound: skip hopeless cuts
+        top *= 2.0
     while True:
         cut = _slice(unit, np.arange(len(faces)), top, cap)
         if cut is not None:
@@ -376,6 +410,13 @@ def _pieces(vertices: FloatArray, faces: IntArray, eps: float) -> _Pieces:
     lo = points.min(axis=1) - _PAD
     hi = points.max(axis=1) + _PAD
     return _Pieces(lo, hi, owner, split, group)
+
+
+def _first_cut(longest: FloatArray, extent: FloatArray, top: float) -> int:
+    """Pieces the first pass of :func:`_slice` makes at piece size ``top`` (a lower bound of
+    the total: a slice may be cut again)."""
+    large = extent > top
+    return int((~large).sum() + 2 * (np.ceil(longest[large] / top) + 1).sum())
 
 
 def _edge_lengths(triangles: FloatArray) -> FloatArray:
@@ -434,22 +475,39 @@ def _crossing(first: FloatArray, second: FloatArray, eps: float) -> NDArray[np.b
     Möller's test: each triangle must have vertices strictly (by ``eps``) on both sides of
     the other's plane, and the two intervals the triangles cut from the planes' common line
     must overlap by more than ``eps``. Touching (a shared seam, a vertex on a face, an edge
-    lying in the other's plane) is not crossing.
+    lying in the other's plane) is not crossing. Each stage runs only on the pairs the one
+    before kept (most candidates of a valid mesh fail the first plane test).
     """
-    normal_a = np.cross(first[:, 1] - first[:, 0], first[:, 2] - first[:, 0])
-    normal_b = np.cross(second[:, 1] - second[:, 0], second[:, 2] - second[:, 0])
-    normal_a /= np.maximum(np.linalg.norm(normal_a, axis=1, keepdims=True), 1e-300)
-    normal_b /= np.maximum(np.linalg.norm(normal_b, axis=1, keepdims=True), 1e-300)
+    crossing = np.zeros(len(first), np.bool_)
+    normal_a = _unit_normals(first)
     dist_b = np.einsum("nvd,nd->nv", second - first[:, :1], normal_a)
+    rows = np.flatnonzero(_straddles(dist_b, eps))
+    first, second, normal_a, dist_b = first[rows], second[rows], normal_a[rows], dist_b[rows]
+    normal_b = _unit_normals(second)
     dist_a = np.einsum("nvd,nd->nv", first - second[:, :1], normal_b)
-    straddle = _straddles(dist_a, eps) & _straddles(dist_b, eps)
-    direction = np.cross(normal_a, normal_b)
+    keep = _straddles(dist_a, eps)
+    rows, first, second, dist_a, dist_b = (
+        rows[keep],
+        first[keep],
+        second[keep],
+        dist_a[keep],
+        dist_b[keep],
+    )
+    direction = np.cross(normal_a[keep], normal_b[keep])
     direction /= np.maximum(np.linalg.norm(direction, axis=1, keepdims=True), 1e-300)
     lo_a, hi_a = _interval(np.einsum("nvd,nd->nv", first, direction), dist_a, eps)
     lo_b, hi_b = _interval(np.einsum("nvd,nd->nv", second, direction), dist_b, eps)
     overlap = np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b)
-    crossing: NDArray[np.bool_] = straddle & (overlap > eps)
+    crossing[rows[overlap > eps]] = True
     return crossing
+
+
+def _unit_normals(triangles: FloatArray) -> FloatArray:
+    normal: FloatArray = np.cross(
+        triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0]
+    )
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-300)
+    return normal
 
 
 def _straddles(dist: FloatArray, eps: float) -> NDArray[np.bool_]:

@@ -106,7 +106,8 @@ def interpenetration(bodies: list[trimesh.Trimesh]) -> list[tuple[int, int, floa
     shared = []
     for i, j in zip(first[:MAX_BOOLEANS].tolist(), second[:MAX_BOOLEANS].tolist(), strict=True):
         volume = float((solids[i] ^ solids[j]).volume())
-        if volume > 0:
+        smaller = min(float(solids[i].volume()), float(solids[j].volume()))
+        if volume > 1e-9 * smaller:  # parts that only touch share no volume (rounding aside)
             shared.append((i, j, volume))
     if shared or len(first) <= MAX_BOOLEANS:
         return shared

@@ -126,7 +126,12 @@ class Renderer:
         """Depth images of ``mesh`` from each of ``views``: one scene, the camera moved."""
         pyrender = self._pyrender
         scene = pyrender.Scene()
-        scene.add(pyrender.Mesh.from_trimesh(mesh, smooth=False))
+        primitive = pyrender.Primitive(  # depth only: positions and indices, no normals
+            positions=np.ascontiguousarray(mesh.vertices, dtype=np.float32),
+            indices=np.ascontiguousarray(mesh.faces, dtype=np.uint32),
+            mode=pyrender.constants.GLTF.TRIANGLES,
+        )
+        scene.add(pyrender.Mesh([primitive]))
         near, far = 0.01 * extent, 4.0 * extent
         camera = pyrender.OrthographicCamera(
             xmag=0.75 * extent, ymag=0.75 * extent, znear=near, zfar=far

@@ -151,7 +151,11 @@ def to_manifold(mesh: trimesh.Trimesh) -> object:
 
 
 def volumetric_iou(first: object, second: object) -> tuple[float, float, float]:
-    """``(iou, intersection volume, union volume)`` of two manifolds, by exact booleans."""
+    """``(iou, intersection volume, union volume)`` of two manifolds, by one exact boolean.
+
+    The union's volume is ``vol(A) + vol(B) - vol(A ∩ B)``: one boolean, not two (the
+    boolean is most of the cost of the check on a large mesh).
+    """
     intersection = float((first ^ second).volume())  # type: ignore[operator]
-    union = float((first + second).volume())  # type: ignore[operator]
+    union = float(first.volume()) + float(second.volume()) - intersection  # type: ignore[attr-defined]
     return (intersection / union if union > 0 else 0.0), intersection, union
