@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +39,7 @@ from assay.domains.agent.envs.bfcl import (
     parse_call_text,
     parse_calls_text,
 )
+from assay.domains.agent.task_cache import TaskCache
 from assay.verifiers.agent.trajectory import TrajectoryError, parse_trajectory
 
 from assay.blame import Budget, response_owned
@@ -69,27 +68,12 @@ class MultiTurnTask:
     snapshots: tuple[Mapping[str, Any], ...]
 
 
-_cache: OrderedDict[str, MultiTurnTask] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: TaskCache[MultiTurnTask] = TaskCache(_CACHE_SIZE)
 
 
 def parse_multi_turn_task(reference: Mapping[str, JSON]) -> MultiTurnTask:
     """Read the task and replay its gold calls (cached by the reference's JSON)."""
-    try:
-        key = json.dumps(reference, sort_keys=True, default=repr)
-    except (TypeError, ValueError) as exc:
-        raise MalformedTaskError(f"agent reference is not JSON: {exc}") from exc
-    with _cache_lock:
-        task = _cache.get(key)
-        if task is not None:
-            _cache.move_to_end(key)
-            return task
-    task = _build(reference)
-    with _cache_lock:
-        _cache[key] = task
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return task
+    return _cache.get(reference, _build)
 
 
 def _build(reference: Mapping[str, JSON]) -> MultiTurnTask:

@@ -18,15 +18,13 @@ schema does not declare) makes the task malformed, with a message that says so."
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from assay.domains.agent.envs import env_registry
+from assay.domains.agent.task_cache import TaskCache
 from assay.verifiers.agent.environment import Environment, ToolError, UnknownEnvironmentError
 from assay.verifiers.agent.facts import Fact, parse_facts
 from assay.verifiers.agent.matching import OMITTED, ExpectedCall, parse_alternatives
@@ -70,8 +68,7 @@ class AgentTask:
         return None if self.env is None else self.env(self.env_base)
 
 
-_cache: OrderedDict[str, AgentTask] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: TaskCache[AgentTask] = TaskCache(_CACHE_SIZE)
 
 
 def parse_task(reference: JSON) -> AgentTask:
@@ -81,21 +78,7 @@ def parse_task(reference: JSON) -> AgentTask:
         raise MalformedTaskError(
             f"agent reference must be an object, got {type(reference).__name__}"
         )
-    try:
-        key = json.dumps(reference, sort_keys=True, default=repr)
-    except (TypeError, ValueError) as exc:
-        raise MalformedTaskError(f"agent reference is not JSON: {exc}") from exc
-    with _cache_lock:
-        task = _cache.get(key)
-        if task is not None:
-            _cache.move_to_end(key)
-            return task
-    task = _build(reference)
-    with _cache_lock:
-        _cache[key] = task
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return task
+    return _cache.get(reference, _build)
 
 
 def _build(reference: Mapping[str, JSON]) -> AgentTask:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.domains.code.trajectory import call_arguments
 from assay.verifiers.code.extract import _blocks
 from assay.verifiers.code.repo import _RUNNER_SOURCE as RUNNER_SOURCE
 from assay.verifiers.code.repo import KEY, REPORT, RUNNER, mac
@@ -260,13 +261,8 @@ def _tool_command(call: Any) -> str | None:
         or str(function.get("name", "")).lower() not in SHELL_TOOLS
     ):
         return None
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return None
-    if not isinstance(arguments, Mapping):
+    arguments = call_arguments(function)
+    if arguments is None:
         return None
     for key in ("command", "cmd", "script"):
         value = arguments.get(key)

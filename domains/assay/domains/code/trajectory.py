@@ -53,17 +53,21 @@ def commands(steps: Sequence[Mapping[str, Any]]) -> list[tuple[int, str]]:
     return found[:MAX_COMMANDS]
 
 
-def _code_argument(call: Any) -> str | None:
-    function = call.get("function") if isinstance(call, Mapping) else None
-    if not isinstance(function, Mapping):
-        return None
+def call_arguments(function: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A tool call's ``arguments`` as an object (OpenAI sends them as a JSON string), or None."""
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except ValueError:
             return None
-    if not isinstance(arguments, Mapping):
+    return arguments if isinstance(arguments, Mapping) else None
+
+
+def _code_argument(call: Any) -> str | None:
+    function = call.get("function") if isinstance(call, Mapping) else None
+    arguments = call_arguments(function) if isinstance(function, Mapping) else None
+    if arguments is None:
         return None
     for key in _CODE_KEYS:
         value = arguments.get(key)
