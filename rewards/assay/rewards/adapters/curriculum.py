@@ -90,6 +90,13 @@ class GroupRepeatSampler(Sampler[int]):
     Each chunk of ``batch_size`` distinct prompts is drawn when its first index is read, then
     yielded ``repeat_count`` times, each index ``mini_repeat_count`` times in a row.
 
+    Resumable: :meth:`state_dict` holds the task sampler's state, the epoch (``set_epoch``,
+    which accelerate's loader calls) and the chunks this epoch has drawn so far. After
+    :meth:`load_state_dict`, the next ``iter()`` in the same epoch yields those chunks again
+    without drawing (the batches a resumed trainer skips, and the ones its loader had read
+    ahead), then draws on from the restored state: the indices are those of the uninterrupted
+    run. In another epoch the replay is dropped (the saved epoch was finished).
+
     Args:
         sampler: The task sampler.
         mini_repeat_count: Answers per prompt (``num_generations``).
@@ -116,16 +123,65 @@ class GroupRepeatSampler(Sampler[int]):
         self.num_batches = (
             max(1, len(sampler.tasks) // batch_size) if num_batches is None else num_batches
         )
+        self.epoch = 0
+        self._chunks: list[list[int]] = []  # drawn in this epoch's iteration
+        self._replay: tuple[int, list[list[int]]] | None = None
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch the next ``iter()`` runs (accelerate's loader sets it)."""
+        self.epoch = epoch
 
     def __iter__(self) -> Iterator[int]:
-        for _ in range(self.num_batches):
-            chunk = self.sampler.sample(self.batch_size)
+        replay: list[list[int]] = []
+        if self._replay is not None and self._replay[0] == self.epoch:
+            replay = self._replay[1]
+        self._replay = None
+        self._chunks = []
+        for number in range(self.num_batches):
+            replayed = number < len(replay)
+            chunk = replay[number] if replayed else self.sampler.sample(self.batch_size)
+            self._chunks.append(chunk)
             for _ in range(self.repeat_count):
                 for index in chunk:
                     yield from [index] * self.mini_repeat_count
 
     def __len__(self) -> int:
         return self.num_batches * self.batch_size * self.mini_repeat_count * self.repeat_count
+
+    def state_dict(self) -> dict[str, Any]:
+        """The task sampler's state, the epoch and its chunks drawn so far (JSON-able)."""
+        return {
+            "sampler": self.sampler.state_dict(),
+            "epoch": self.epoch,
+            "chunks": [list(chunk) for chunk in self._chunks],
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore :meth:`state_dict`; the next ``iter()`` in its epoch replays its chunks.
+
+        Raises:
+            ConfigError: The state belongs to another task list, or its chunks do not fit
+                this sampler (another ``batch_size``, positions out of range, too many).
+        """
+        try:
+            epoch = int(state["epoch"])
+            chunks = [[int(i) for i in chunk] for chunk in state["chunks"]]
+            inner = state["sampler"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"GroupRepeatSampler state is malformed: {exc!r}") from exc
+        size = len(self.sampler.tasks)
+        if len(chunks) > self.num_batches or any(
+            len(chunk) != self.batch_size or not all(0 <= i < size for i in chunk)
+            for chunk in chunks
+        ):
+            raise ConfigError(
+                f"GroupRepeatSampler state does not fit: {len(chunks)} chunks for "
+                f"{self.num_batches} of {self.batch_size} positions below {size}"
+            )
+        self.sampler.load_state_dict(inner)
+        self.epoch = epoch
+        self._chunks = chunks
+        self._replay = (epoch, chunks)
 
 
 def with_feedback(
