@@ -2,8 +2,9 @@
 
 Real GRPOTrainer runs on CPU (the tiny local model of test_adapters_trl, no downloads). The
 completions are forced, so each task's verdict is known from its row: 1 + 1 = 2 (correct),
-2 + 2 = 5 (incorrect), no reference ('error', masked). One run trains three steps; another
-stops after its checkpoint at step 1 and a third trainer resumes from that checkpoint. The
+2 + 2 = 5 (incorrect), no reference ('error', masked). One run trains three steps, saving a
+checkpoint at each; a second trainer, with a sampler of its own, resumes from the one of step 1
+(what a run stopped right after it would have left: the save comes before any stop). The
 prompts of steps 2 and 3 (step 3 drawn after step 1's verdicts), and the sampler's whole final state, must be the same as in the run
 that was never stopped, where a sampler that restarts blind (the behaviour before
 ``assay_sampler.json``) draws other ones.
@@ -12,6 +13,7 @@ that was never stopped, where a sampler that restarts blind (the behaviour befor
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +45,11 @@ ROWS = [
 def _run(
     output_dir: Path,
     *,
-    stop_after: int | None = None,
-    resume: str | bool | None = None,
+    resume: bool = False,
     save: bool = False,
 ) -> tuple[list[list[str]], TaskSampler, Any]:
     """Train with a fresh sampler; returns the task ids each step was scored on."""
     from datasets import Dataset
-    from transformers import TrainerCallback
     from trl import GRPOConfig
 
     model, tokenizer = _tiny_model_and_tokenizer()
@@ -78,12 +78,6 @@ def _run(
         scored.append(list(columns["id"]))
         return math(prompts, completions, **columns)
 
-    class Stop(TrainerCallback):  # type: ignore[misc]  # the run dies after its checkpoint
-        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
-            if stop_after is not None and state.global_step >= stop_after:
-                control.should_training_stop = True
-            return control
-
     trainer = CurriculumGRPOTrainer(
         model=model,
         args=config,
@@ -91,9 +85,8 @@ def _run(
         processing_class=tokenizer,
         reward_funcs=[with_feedback(reward, sampler)],
         task_sampler=sampler,
-        callbacks=[Stop()],
     )
-    trainer.train(resume_from_checkpoint=resume)
+    trainer.train(resume_from_checkpoint=resume or None)  # True: output_dir's last checkpoint
     return [ids[::2] for ids in scored], sampler, trainer  # each prompt is answered twice
 
 
@@ -102,17 +95,15 @@ def test_resumed_run_draws_what_the_uninterrupted_run_drew(
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
-    whole, whole_sampler, _ = _run(tmp_path / "whole")
+    whole, whole_sampler, _ = _run(tmp_path / "whole", save=True)
     assert len(whole) == STEPS
-
-    first, _, _ = _run(tmp_path / "cut", stop_after=SAVE_AT, save=True)
-    assert first == whole[:SAVE_AT]
-    checkpoint = tmp_path / "cut" / f"checkpoint-{SAVE_AT}"
+    checkpoint = tmp_path / "whole" / f"checkpoint-{SAVE_AT}"
     saved = json.loads((checkpoint / SAMPLER_STATE_NAME).read_text())
     # the loader had read one batch ahead: two chunks drawn, one step scored
     assert len(saved["chunks"]) == SAVE_AT + 1 and saved["epoch"] == 0
 
-    rest, rest_sampler, trainer = _run(tmp_path / "cut", resume=True, save=False)
+    shutil.copytree(checkpoint, tmp_path / "resumed" / checkpoint.name)  # its only checkpoint
+    rest, rest_sampler, trainer = _run(tmp_path / "resumed", resume=True)
     assert trainer.state.global_step == STEPS
     assert rest == whole[SAVE_AT:]  # the prompts after the resume are the run's
     assert rest_sampler.state_dict() == whole_sampler.state_dict()  # and so is all the rest
