@@ -210,13 +210,21 @@ def test_a_part_with_both_a_mesh_and_a_program_is_unparsable(mesh_verifier: Mesh
     assert score(mesh_verifier, json.dumps(response)).status is Status.UNPARSABLE
 
 
-def test_a_scene_with_programs_gets_its_program_budget_on_top() -> None:
-    response = json.dumps(layout(lamp={"program": LOOP}))
+# (case, response): every scene's limit holds its program budget, however the response is spelt
+LIMIT_CASES = [
+    ("a program part", json.dumps(layout(lamp={"program": LOOP}))),
+    ("meshes only", json.dumps(layout())),
+    ("the program key spelt with a JSON escape",
+     json.dumps(layout(lamp={"program": LOOP})).replace('"program"', '"\\u0070rogram"')),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "response"), LIMIT_CASES, ids=[c[0] for c in LIMIT_CASES])
+def test_a_scene_gets_its_program_budget_on_top(case: str, response: str) -> None:
     reference = {"scene": {**SCENE, "program": {"timeout_s": 7}}}
     limit = MeshVerifier.timeout_for(Record("s", "mesh", response, reference))
-    assert limit == MeshVerifier.default_timeout_s + 7 + 30
-    meshes_only = Record("s", "mesh", json.dumps(layout()), reference)
-    assert MeshVerifier.timeout_for(meshes_only) == MeshVerifier.default_timeout_s
+    assert limit == MeshVerifier.default_timeout_s + 7 + 30, case
+    assert json.loads(response)["parts"].keys() == layout()["parts"].keys()
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
+import math
 import os
 import time
 from pathlib import Path
@@ -86,7 +87,7 @@ class MeshVerifier(Verifier):
         reference = record.reference if isinstance(record.reference, dict) else {}
         scene = reference.get("scene")
         if isinstance(scene, dict):
-            return cls._scene_timeout(scene, record.response)
+            return cls._scene_timeout(scene)
         program = reference.get("program")
         limit = program.get("timeout_s", 20.0) if isinstance(program, dict) else 20.0
         is_program = isinstance(record.response, str) and any(
@@ -96,17 +97,20 @@ class MeshVerifier(Verifier):
         return cls.default_timeout_s + extra
 
     @classmethod
-    def _scene_timeout(cls, scene: dict[str, Any], response: object) -> float:
-        """The checks' time, plus the scene's program budget (and 30 s) when a part is a program."""
-        base = cls.default_timeout_s
+    def _scene_timeout(cls, scene: dict[str, Any]) -> float:
+        """The checks' time plus the scene's program budget and 30 s, whatever the response.
+
+        Not only when the response looks like it holds a program: JSON can spell any text
+        with ``\\u`` escapes, so a hint test on the raw response could be dodged and the
+        programs' time would then run into the item's hard limit (a masked ``timeout``).
+        """
         program = scene.get("program")
         budget = program.get("timeout_s", 60.0) if isinstance(program, dict) else 60.0
-        is_program = isinstance(response, str) and (
-            '"program"' in response or any(hint in response for hint in _PROGRAM_HINTS)
-        )
-        if is_program and isinstance(budget, int | float) and not isinstance(budget, bool):
-            return base + float(budget) + 30.0
-        return base
+        if isinstance(budget, bool) or not isinstance(budget, int | float):
+            budget = 0.0
+        if not math.isfinite(budget):
+            budget = 0.0  # a malformed task: parse_scene says so, no program runs
+        return cls.default_timeout_s + max(0.0, float(budget)) + 30.0
 
     def setup(self) -> None:
         """Import the geometry libraries and open this worker's one GL context.
