@@ -2,10 +2,13 @@
 
 The reference is ``{"scene": {"parts": {name: constraints}, "relations": [...],
 "bounds": [[x, y, z], [x, y, z]]?, "tolerance": d?}}``; the response is a JSON object
-``{"parts": {name: {"mesh": <mesh text or base64>, "translate": [x, y, z]?,
-"rotate_z": degrees?, "scale": s?}}}`` (in a fenced ``json`` block or bare). Each part is
-graded by the mesh checks with its own constraints (a step per part), each relation is a step;
-the score is the mean of the steps, ``correct`` only when every step passes.
+``{"parts": {name: {"mesh": <mesh text or base64> | "program": <Python source>,
+"translate": [x, y, z]?, "rotate_z": degrees?, "scale": s?}}}`` (in a fenced ``json`` block or
+bare). Each part is graded by the mesh checks with its own constraints (a step per part), each
+relation is a step; the score is the mean of the steps, ``correct`` only when every step passes.
+A program part runs in the code sandbox like a single-part program; one that exceeds a limit
+(time, memory, output size, the scene's program budget) or yields a mesh too costly to check
+makes the whole scene ``incorrect`` with a failed ``resources`` / ``too_costly`` check.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from typing import Any
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
+from assay.blame import RESOURCES, TOO_COSTLY
 from assay.errors import MalformedTaskError
 from assay.types import JSON, Check, Status, StepResult, Verdict
 
 __all__ = ["RELATIONS", "SceneTask", "parse_placements", "parse_scene"]
 
 RELATIONS = ("on_top_of", "inside", "aligned", "clearance", "within", "no_interpenetration")
+RESOURCE_STATUSES = frozenset({"timeout", "memory", "killed", "too-large"})
+"""Program statuses that mean a limit was exceeded (the response's fault: ``resources``)."""
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 
 
@@ -36,6 +42,8 @@ class SceneTask:
     relations: tuple[Mapping[str, Any], ...]
     bounds: tuple[tuple[float, float, float], tuple[float, float, float]] | None
     tolerance: float
+    program_budget_s: float = 60.0  # all program parts together
+    program_memory_mb: int = 1024  # each program part
 
 
 def parse_scene(value: JSON) -> SceneTask:
@@ -46,7 +54,7 @@ def parse_scene(value: JSON) -> SceneTask:
     """
     if not isinstance(value, Mapping):
         raise MalformedTaskError("scene must be an object")
-    unknown = set(value) - {"parts", "relations", "bounds", "tolerance"}
+    unknown = set(value) - {"parts", "relations", "bounds", "tolerance", "program"}
     if unknown:
         raise MalformedTaskError(f"unknown scene keys: {sorted(unknown)}")
     parts_spec = value.get("parts")
@@ -74,7 +82,21 @@ def parse_scene(value: JSON) -> SceneTask:
         low, high = (tuple(_number(v, "scene.bounds") for v in corner) for corner in bounds)
         box = (low, high)
     tolerance = _number(value.get("tolerance", 1e-3), "scene.tolerance")
-    return SceneTask(parts, tuple(relations), box, tolerance)  # type: ignore[arg-type]
+    budget, memory = _program_limits(value.get("program", {}))
+    return SceneTask(parts, tuple(relations), box, tolerance, budget, memory)  # type: ignore[arg-type]
+
+
+def _program_limits(value: Any) -> tuple[float, int]:
+    """``scene.program``: ``timeout_s`` for all program parts together, ``memory_mb`` each."""
+    if not isinstance(value, Mapping) or set(value) - {"timeout_s", "memory_mb"}:
+        raise MalformedTaskError("scene.program holds only timeout_s and memory_mb")
+    budget = _number(value.get("timeout_s", 60.0), "scene.program.timeout_s")
+    memory = value.get("memory_mb", 1024)
+    if budget <= 0 or isinstance(memory, bool) or not isinstance(memory, int) or memory < 1:
+        raise MalformedTaskError(
+            "scene.program.timeout_s must be > 0 and memory_mb a whole number >= 1"
+        )
+    return budget, memory
 
 
 def _check_relation(relation: Any, parts: Mapping[str, Any]) -> None:
@@ -107,12 +129,13 @@ def _number(value: Any, name: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """A part of the response: its mesh text and where it goes."""
+    """A part of the response: its mesh text (or program source) and where it goes."""
 
     mesh: str
     translate: tuple[float, float, float]
     rotate_z: float
     scale: float
+    program: bool = False  # ``mesh`` is Python source to run in the sandbox
 
 
 def parse_placements(response: str) -> dict[str, Placement] | str:
@@ -127,8 +150,11 @@ def parse_placements(response: str) -> dict[str, Placement] | str:
         return 'the scene must be {"parts": {name: {"mesh": ..., "translate": ...}}}'
     placed: dict[str, Placement] = {}
     for name, part in data["parts"].items():
-        if not isinstance(part, dict) or not isinstance(part.get("mesh"), str):
-            return f"part {name!r} needs a 'mesh' (mesh text or base64)"
+        if not isinstance(part, dict) or ("mesh" in part) == ("program" in part):
+            return f"part {name!r} needs a 'mesh' (mesh text or base64) or a 'program'"
+        source = part.get("mesh", part.get("program"))
+        if not isinstance(source, str):
+            return f"part {name!r}: its mesh or program must be a string"
         try:
             translate = tuple(_number(v, "translate") for v in part.get("translate", [0, 0, 0]))
             rotate = _number(part.get("rotate_z", 0.0), "rotate_z")
@@ -137,24 +163,25 @@ def parse_placements(response: str) -> dict[str, Placement] | str:
             return f"part {name!r}: {exc}"
         if len(translate) != 3 or scale <= 0:
             return f"part {name!r}: translate needs 3 numbers and scale must be > 0"
-        placed[str(name)] = Placement(part["mesh"], translate, rotate, scale)
+        placed[str(name)] = Placement(source, translate, rotate, scale, "program" in part)
     return placed
 
 
 def grade_scene(
     task: SceneTask,
     response: str,
-    load: Callable[[str], Any],
-    grade_part: Callable[[MeshTask, Any], Verdict],
+    load: Callable[[Placement, MeshTask | None], Any],
+    grade_part: Callable[[MeshTask, Any, Check], Verdict],
 ) -> Verdict:
     """Place each part, grade it (a step), then each relation (a step); the mean of the steps.
 
     Args:
         task: The scene.
         response: The response text.
-        load: Mesh text -> a raw trimesh mesh, or a :class:`Verdict` that ends the part.
+        load: A placement and its constraints -> ``(raw trimesh mesh, load check)``, or a
+            :class:`Verdict` that ends the part (a program part runs in the sandbox here).
         grade_part: Grades one placed part against its constraints (the mesh verifier's gate
-            and checks).
+            and checks), given its load check.
     """
     import numpy as np
     import trimesh
@@ -171,11 +198,28 @@ def grade_scene(
         if name not in placed:
             steps.append(StepResult(len(steps), f"part:{name}", False, 0.0, "missing"))
             continue
-        raw = load(placed[name].mesh)
-        if isinstance(raw, Verdict):
-            steps.append(StepResult(len(steps), f"part:{name}", False, 0.0, raw.message or ""))
-            continue
         p = placed[name]
+        loaded = load(p, constraints)
+        if isinstance(loaded, Verdict):
+            fault = _fault(name, loaded)
+            evidence = {"status": loaded.status.value, "program": p.program}
+            if fault is not None:  # the response's fault: the scene ends here, incorrect
+                steps.append(
+                    StepResult(
+                        len(steps),
+                        f"part:{name}",
+                        False,
+                        0.0,
+                        fault.message,
+                        {**evidence, "check": fault.name},
+                    )
+                )
+                return Verdict.incorrect((fault,), tuple(steps), fault.message)
+            steps.append(
+                StepResult(len(steps), f"part:{name}", False, 0.0, loaded.message or "", evidence)
+            )
+            continue
+        raw, load_check = loaded
         rotation: Any = trimesh.transformations.rotation_matrix  # untyped in trimesh
         transform = rotation(math.radians(p.rotate_z), [0, 0, 1])
         transform[:3, :3] *= p.scale
@@ -183,7 +227,7 @@ def grade_scene(
         raw = raw.copy()
         raw.apply_transform(transform)
         if constraints is not None:
-            verdict = grade_part(constraints, raw)
+            verdict = grade_part(constraints, raw, load_check)
         else:
             report, mesh, _ = validity(raw)
             ok = mesh is not None and bool(report.watertight) and bool(report.positive_volume)
@@ -195,7 +239,7 @@ def grade_scene(
                 verdict.status is Status.CORRECT,
                 verdict.score,
                 verdict.message or "",
-                {"status": verdict.status.value},
+                {"status": verdict.status.value, "program": p.program},
             )
         )
         merged = validity(raw)[1]
@@ -232,6 +276,22 @@ def grade_scene(
     if score < 0.01:
         return Verdict.incorrect(checks, tuple(steps), f"failed: {failed}")
     return Verdict(Status.PARTIAL, min(score, 0.99), checks, tuple(steps), f"failed: {failed}")
+
+
+def _fault(name: str, verdict: Verdict) -> Check | None:
+    """The failed ``resources`` / ``too_costly`` check of a part that exceeded a limit."""
+    for check in verdict.checks:
+        if check.passed:
+            continue
+        status = (check.evidence or {}).get("status")
+        if check.name in (RESOURCES, TOO_COSTLY) or (
+            check.name == "program" and status in RESOURCE_STATUSES
+        ):
+            kind = TOO_COSTLY if check.name == TOO_COSTLY else RESOURCES
+            detail = verdict.message or check.message
+            return Check(kind, False, 0.0, f"part {name!r}: {detail}", {
+                "part": name, **dict(check.evidence or {})})  # fmt: skip
+    return None
 
 
 def _relation(

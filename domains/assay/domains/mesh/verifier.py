@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
+import math
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
-from assay.blame import TOO_COSTLY, response_fault
+from assay.blame import RESOURCES, TOO_COSTLY, response_fault
 from assay.errors import MalformedTaskError, VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
@@ -29,6 +32,10 @@ CLIP_MODEL_ENV = "ASSAY_CLIP_MODEL"
 CLIP_DEVICE_ENV = "ASSAY_CLIP_DEVICE"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """Largest mesh file a response path may name (programs' files are capped by the sandbox)."""
+
+
+MIN_PROGRAM_S = 0.5
+"""A scene's program part is not started with less of the scene's budget left (``resources``)."""
 
 
 class RenderUnavailableError(VerifierError):
@@ -61,7 +68,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.1.1"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -76,8 +83,11 @@ class MeshVerifier(Verifier):
 
     @classmethod
     def timeout_for(cls, record: Record) -> float:
-        """Programs get their own limit on top of the checks' time."""
+        """Programs get their own limit on top of the checks' time (a scene: its budget)."""
         reference = record.reference if isinstance(record.reference, dict) else {}
+        scene = reference.get("scene")
+        if isinstance(scene, dict):
+            return cls._scene_timeout(scene)
         program = reference.get("program")
         limit = program.get("timeout_s", 20.0) if isinstance(program, dict) else 20.0
         is_program = isinstance(record.response, str) and any(
@@ -85,6 +95,22 @@ class MeshVerifier(Verifier):
         )
         extra = float(limit) + 30.0 if is_program and isinstance(limit, int | float) else 0.0
         return cls.default_timeout_s + extra
+
+    @classmethod
+    def _scene_timeout(cls, scene: dict[str, Any]) -> float:
+        """The checks' time plus the scene's program budget and 30 s, whatever the response.
+
+        Not only when the response looks like it holds a program: JSON can spell any text
+        with ``\\u`` escapes, so a hint test on the raw response could be dodged and the
+        programs' time would then run into the item's hard limit (a masked ``timeout``).
+        """
+        program = scene.get("program")
+        budget = program.get("timeout_s", 60.0) if isinstance(program, dict) else 60.0
+        if isinstance(budget, bool) or not isinstance(budget, int | float):
+            budget = 0.0
+        if not math.isfinite(budget):
+            budget = 0.0  # a malformed task: parse_scene says so, no program runs
+        return cls.default_timeout_s + max(0.0, float(budget)) + 30.0
 
     def setup(self) -> None:
         """Import the geometry libraries and open this worker's one GL context.
@@ -165,29 +191,58 @@ class MeshVerifier(Verifier):
         return self._grade(task, raw, load_check, target)
 
     def _scene(self, record: Record) -> Verdict:
-        """A scene task (assay.domains.mesh.scene): a step per part and per relation."""
-        from assay.domains.mesh.scene import grade_scene, parse_scene
+        """A scene task (assay.domains.mesh.scene): a step per part and per relation.
+
+        Program parts run one after another in this worker's sandbox, each with its part's
+        ``program.timeout_s`` (default 20 s) cut to what is left of the scene's budget
+        (``scene.program.timeout_s``, default 60 s, all programs together) and the scene's
+        ``program.memory_mb``; a part's ``max_faces`` bounds its mesh.
+        """
+        from assay.domains.mesh.scene import Placement, grade_scene, parse_scene
 
         reference = record.reference
         if not isinstance(reference, dict) or set(reference) != {"scene"}:
             raise MalformedTaskError("a scene task holds only the 'scene' key")
         scene = parse_scene(reference["scene"])
         plain = MeshTask(render=False)
+        spent = [0.0]
 
-        def load(text: str) -> Any:
-            loaded = self._load(text, plain)
-            return loaded if isinstance(loaded, Verdict) else loaded[0]
+        def load(part: Placement, constraints: MeshTask | None) -> Any:
+            own = constraints or plain
+            left = scene.program_budget_s - spent[0]
+            task = dataclasses.replace(
+                own,
+                render=False,
+                program_timeout_s=min(own.program_timeout_s, left),
+                program_memory_mb=scene.program_memory_mb,
+            )
+            if part.program and left < MIN_PROGRAM_S:
+                return response_fault(
+                    RESOURCES,
+                    f"the scene's programs used up its {scene.program_budget_s:g} s budget",
+                    {"budget_s": scene.program_budget_s, "spent_s": spent[0]},
+                )
+            start = time.monotonic()
+            try:
+                return self._load(part.mesh, task, as_program=part.program)
+            finally:
+                spent[0] += time.monotonic() - start if part.program else 0.0
 
-        def grade(task: MeshTask, raw: trimesh.Trimesh) -> Verdict:
-            return self._grade(task, raw, Check("load", True, None, "placed part"), None)
+        def grade(task: MeshTask, raw: trimesh.Trimesh, loaded: Check) -> Verdict:
+            return self._grade(task, raw, loaded, None)
 
         return grade_scene(scene, record.response, load, grade)
 
-    def _load(self, response: str, task: MeshTask) -> tuple[trimesh.Trimesh, Check] | Verdict:
-        """The response's mesh, as written, with a ``load`` check; or the verdict that ends it."""
-        from assay.verifiers.mesh.load import MeshLoadError, decode_mesh, parse_response
+    def _load(
+        self, response: str, task: MeshTask, *, as_program: bool = False
+    ) -> tuple[trimesh.Trimesh, Check] | Verdict:
+        """The response's mesh, as written, with a ``load`` check; or the verdict that ends it.
 
-        source = parse_response(response)
+        ``as_program``: ``response`` is Python source (a scene's ``program`` part), not sniffed.
+        """
+        from assay.verifiers.mesh.load import MeshLoadError, MeshSource, decode_mesh, parse_response
+
+        source = MeshSource("program", code=response) if as_program else parse_response(response)
         if source is None:
             return Verdict.unparsable(
                 "no mesh (OBJ/STL/PLY/OFF/GLB) or mesh program in the response"

@@ -43,6 +43,12 @@ class ProgramRun:
     wall_s: float = 0.0
 
 
+def _ended_by_memory_error(stderr_tail: str) -> bool:
+    """Whether the traceback's last line is an uncaught :class:`MemoryError` (the RLIMIT_AS)."""
+    lines = stderr_tail.splitlines()
+    return bool(lines) and lines[-1].split(":", 1)[0].strip() == "MemoryError"
+
+
 def run_mesh_program(pool: SandboxPool, code: str, timeout_s: float, memory_mb: int) -> ProgramRun:
     """Run ``code`` in ``pool`` and read back the first ``output.*`` it wrote."""
     limits = Limits(timeout_s=timeout_s, memory_mb=memory_mb, max_processes=64)
@@ -56,9 +62,10 @@ def run_mesh_program(pool: SandboxPool, code: str, timeout_s: float, memory_mb: 
     wall = outcome.usage.wall_s
     if outcome.status is not ProgramStatus.OK:
         tail = outcome.stderr[-400:].strip()
-        return ProgramRun(
-            False, str(outcome.status), message=tail or str(outcome.status), wall_s=wall
-        )
+        status = str(outcome.status)
+        if outcome.status is ProgramStatus.ERROR and _ended_by_memory_error(tail):
+            status = str(ProgramStatus.MEMORY)  # the command path reports it as an exit code 1
+        return ProgramRun(False, status, message=tail or status, wall_s=wall)
     for name in OUTPUT_NAMES:
         if name in outcome.collected_truncated:
             return ProgramRun(False, "too-large", message=f"{name} is over the size limit")
