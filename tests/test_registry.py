@@ -55,3 +55,46 @@ def test_alias_and_data_source_of_a_plugin() -> None:
 def test_bad_specs_state_the_contract(spec: str) -> None:
     with pytest.raises(PluginError):
         load_spec(spec)
+
+
+WORKER_IMPORTS = """
+import json, sys
+from assay.registry import BUILTINS
+from assay.worker import _LazyRegistry
+registry = _LazyRegistry(dict(BUILTINS))
+names = [registry.get(name).name for name in sys.argv[1:]]
+loaded = sorted(d for d in BUILTINS if f"assay.domains.{d}.verifier" in sys.modules)
+print(json.dumps([names, loaded]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("asked", "names", "loaded"),
+    [
+        (["code"], ["code"], ["code"]),  # a code-only worker imports the code verifier only
+        (["math", "math"], ["math", "math"], ["math"]),
+        (["code", "finance"], ["code", "finance"], ["code", "finance"]),
+        # a name that is not canonical loads every spec, so aliases still resolve
+        (["python"], ["code"], ["agent", "code", "finance", "math", "mesh"]),
+    ],
+)
+def test_worker_imports_only_the_domains_it_scores(
+    asked: list[str], names: list[str], loaded: list[str]
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", WORKER_IMPORTS, *asked],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert json.loads(out.stdout) == [names, loaded]
+
+
+def test_worker_unknown_domain_still_suggests() -> None:
+    from assay.registry import BUILTINS
+    from assay.worker import _LazyRegistry
+
+    with pytest.raises(UnknownDomainError, match="code"):
+        _LazyRegistry(dict(BUILTINS)).get("cdoe")
