@@ -20,7 +20,7 @@ from typing import Any
 
 from assay import blame
 from assay.boundary import run_verifier
-from assay.registry import Registry, load_spec
+from assay.registry import Registry
 from assay.types import Record, Result, Verdict
 from assay.verifier import Verifier
 
@@ -68,7 +68,7 @@ def serve(
     its first item, whose verdict then reports the failure.
     """
     cap_memory(memory_mb)
-    registry = _LazyRegistry(specs)
+    registry = worker_registry(specs)
     verifiers: dict[str, Verifier] = {}
     for domain in warm or ():
         conn.send(("setup", -1, domain))
@@ -107,27 +107,16 @@ def serve(
             return
 
 
-class _LazyRegistry:
-    """The worker's verifiers, each module imported when its domain's first item arrives.
+def worker_registry(specs: dict[str, str]) -> Registry:
+    """The worker's verifiers by canonical name, each module imported at its domain's first item.
 
     The parent resolved every record's domain to its canonical name, so a worker that scores
-    only code imports only the code verifier (importing every domain cost ~1.2 s per worker).
-    A name that is not a canonical one (a caller's own record) loads every spec, as before, so
-    aliases and data sources resolve and an unknown name gets its suggestions.
+    only code imports only the code verifier (importing every domain cost ~1 s per worker).
     """
-
-    def __init__(self, specs: dict[str, str]) -> None:
-        self._specs = dict(specs)
-        self._registry = Registry()
-
-    def get(self, domain: str) -> Verifier:
-        spec = self._specs.pop(domain, None)
-        if spec is not None:
-            self._registry.register(load_spec(spec))
-        elif domain not in self._registry.names():
-            for name in list(self._specs):
-                self._registry.register(load_spec(self._specs.pop(name)))
-        return self._registry.get(domain)
+    registry = Registry()
+    for name, spec in specs.items():
+        registry.register_lazy(name, spec)
+    return registry
 
 
 def setup_failure(record: Record, exc: BaseException) -> Result:
