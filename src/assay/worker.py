@@ -35,7 +35,23 @@ def cap_memory(memory_mb: int) -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
+    used = _address_space_bytes()
+    if used is not None and used >= limit:  # nothing could be allocated: fail at start
+        raise SystemExit(
+            f"assay worker: a {memory_mb} MB address space is below this worker's own "
+            f"{used // (1024 * 1024)} MB; raise --memory-mb"
+        )
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _address_space_bytes() -> int | None:
+    """This process's mapped address space (Linux), else ``None``."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def main() -> None:
