@@ -55,3 +55,118 @@ def test_alias_and_data_source_of_a_plugin() -> None:
 def test_bad_specs_state_the_contract(spec: str) -> None:
     with pytest.raises(PluginError):
         load_spec(spec)
+
+
+WORKER_IMPORTS = """
+import json, sys
+from assay.registry import BUILTINS
+from assay.worker import worker_registry
+registry = worker_registry(dict(BUILTINS))
+names = [registry.get(name).name for name in sys.argv[1:]]
+loaded = sorted(d for d in BUILTINS if f"assay.domains.{d}.verifier" in sys.modules)
+print(json.dumps([names, loaded]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("asked", "names", "loaded"),
+    [
+        (["code"], ["code"], ["code"]),  # a code-only worker imports the code verifier only
+        (["math", "math"], ["math", "math"], ["math"]),
+        (["code", "finance"], ["code", "finance"], ["code", "finance"]),
+        # a name that is not canonical loads every spec, so aliases still resolve
+        (["python"], ["code"], ["agent", "code", "finance", "math", "mesh"]),
+    ],
+)
+def test_worker_imports_only_the_domains_it_scores(
+    asked: list[str], names: list[str], loaded: list[str]
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", WORKER_IMPORTS, *asked],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert json.loads(out.stdout) == [names, loaded]
+
+
+def test_worker_unknown_domain_still_suggests() -> None:
+    from assay.registry import BUILTINS
+    from assay.worker import worker_registry
+
+    with pytest.raises(UnknownDomainError, match="code"):
+        worker_registry(dict(BUILTINS)).get("cdoe")
+
+
+def _eager() -> Registry:
+    from assay.registry import BUILTINS
+
+    registry = Registry()
+    for spec in BUILTINS.values():
+        registry.register(load_spec(spec))
+    return registry
+
+
+@pytest.mark.parametrize(
+    "name", ["code", " CODE ", "python", "gsm8k", "lighteval/MATH", "bfcl", "3d", "cdoe", "x"]
+)
+def test_lazy_builtins_resolve_as_eager_ones(name: str) -> None:
+    from assay.registry import BUILTINS
+
+    lazy = Registry()
+    for key, spec in BUILTINS.items():
+        lazy.register_lazy(key, spec)
+    assert lazy.names() == _eager().names()
+    assert lazy.specs() == _eager().specs()
+    try:
+        expected: str | tuple[str, list[str]] = _eager().resolve(name)
+    except UnknownDomainError as exc:
+        expected = ("unknown", exc.suggestions)
+    try:
+        got: str | tuple[str, list[str]] = lazy.resolve(name)
+    except UnknownDomainError as exc:
+        got = ("unknown", exc.suggestions)
+    assert got == expected
+
+
+def test_lazy_builtin_clash_is_still_a_clash() -> None:
+    from assay.registry import BUILTINS
+
+    lazy = Registry()
+    for key, spec in BUILTINS.items():
+        lazy.register_lazy(key, spec)
+    clash = type(ProbeVerifier)(
+        "Clash", (ProbeVerifier,), {"name": "clash", "aliases": ("python",)}
+    )
+    with pytest.raises(DuplicateVerifierError, match="python"):
+        lazy.register(clash)
+
+
+PARENT_IMPORTS = """
+import json, sys
+from assay.registry import default_registry
+name = default_registry().resolve(sys.argv[1])
+print(json.dumps([name, sorted(m for m in sys.modules if m.startswith("assay.domains.")
+                               and m.endswith(".verifier"))]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("asked", "loaded"),
+    [
+        ("code", ["assay.domains.code.verifier"]),  # the CLI scoring code imports code only
+        ("gsm8k", [f"assay.domains.{d}.verifier" for d in ("agent", "code", "finance", "math", "mesh")]),
+    ],
+)  # fmt: skip
+def test_default_registry_imports_the_domain_it_resolves(asked: str, loaded: list[str]) -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", PARENT_IMPORTS, asked],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert json.loads(out.stdout)[1] == loaded

@@ -77,9 +77,46 @@ class Registry:
         self._aliases: dict[str, str] = {}
         self._instances: dict[str, Verifier] = {}
         self._lock = threading.Lock()
+        self._lazy: dict[str, str] = {}  # canonical name -> "module:Class", not imported yet
+        self._load_lock = threading.RLock()
+
+    def register_lazy(self, name: str, spec: str) -> None:
+        """Add a built-in by name and spec; its module is imported when a name needs it.
+
+        Only for verifiers whose canonical name is ``name``: :meth:`resolve` imports just that
+        module for its exact name, and every lazy one for any other name (an alias, a
+        ``data_source``, an unknown name), so the answers are those of an eager registry.
+        """
+        with self._load_lock:
+            if name.lower() in self._aliases or name.lower() in self._lazy:
+                raise DuplicateVerifierError(f"{name!r} is already registered")
+            self._lazy[name.lower()] = spec
+
+    def _load(self, key: str) -> None:
+        with self._load_lock:
+            spec = self._lazy.pop(key, None)
+            if spec is not None:
+                self._register(load_spec(spec), "builtin")
+
+    def _load_all(self) -> None:
+        with self._load_lock:
+            for key in list(self._lazy):
+                self._load(key)
+
+    def specs(self) -> dict[str, str]:
+        """``{name: "module:Class"}`` for every verifier, without importing the lazy ones."""
+        with self._load_lock:
+            loaded = {
+                e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self._entries.values()
+            }
+            return dict(sorted({**loaded, **self._lazy}.items()))
 
     def register(self, cls: type[Verifier], source: str = "builtin") -> Entry:
         """Add a verifier class; its name and aliases must be new."""
+        self._load_all()  # a clash with a built-in not imported yet is still a clash
+        return self._register(cls, source)
+
+    def _register(self, cls: type[Verifier], source: str) -> Entry:
         cls = _checked(cls, repr(cls))
         names = [cls.name, *cls.aliases]
         for key in names:
@@ -96,14 +133,20 @@ class Registry:
         return entry
 
     def names(self) -> list[str]:
-        return sorted(self._entries)
+        with self._load_lock:
+            return sorted({*self._entries, *self._lazy})
 
     def entries(self) -> list[Entry]:
+        self._load_all()
         return [self._entries[name] for name in self.names()]
 
     def resolve(self, name: str) -> str:
         """Canonical domain name for a name, alias or verl ``data_source``."""
         key = name.strip().lower()
+        if key in self._lazy:  # a built-in's own name: import that verifier only
+            self._load(key)
+        if key not in self._aliases:
+            self._load_all()
         found = self._aliases.get(key) or self.domain_for_data_source(name)
         if found is not None:
             return found
@@ -114,6 +157,7 @@ class Registry:
     def domain_for_data_source(self, data_source: str) -> str | None:
         """Map a verl ``data_source`` (e.g. ``lighteval/MATH``) to a domain, if any claims it."""
         key = data_source.strip()
+        self._load_all()
         for entry in self._entries.values():
             for pattern in entry.cls.data_sources:
                 if pattern.endswith("*"):
@@ -139,13 +183,23 @@ class Registry:
 
 
 def _load_default() -> Registry:
+    """Built-ins and plugins; the built-ins stay unimported until a name needs them.
+
+    With a plugin installed every built-in is imported first (as before), so a plugin's name or
+    alias that clashes with a built-in is reported at load.
+    """
     registry = Registry()
     builtin_specs = set(BUILTINS.values())
-    for spec in BUILTINS.values():
-        registry.register(load_spec(spec), "builtin")
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.value in builtin_specs:
-            continue  # assay's own entry points name its built-ins
+    plugins = [
+        ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)
+        if ep.value not in builtin_specs  # assay's own entry points name its built-ins
+    ]  # fmt: skip
+    for name, spec in BUILTINS.items():
+        if plugins:
+            registry.register(load_spec(spec), "builtin")
+        else:
+            registry.register_lazy(name, spec)
+    for ep in plugins:
         dist = ep.dist.name if ep.dist is not None else "?"
         try:
             cls = _checked(ep.load(), f"entry point {ep.name!r} ({ep.value}) of {dist}")

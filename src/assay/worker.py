@@ -20,7 +20,7 @@ from typing import Any
 
 from assay import blame
 from assay.boundary import run_verifier
-from assay.registry import Registry, load_spec
+from assay.registry import Registry
 from assay.types import Record, Result, Verdict
 from assay.verifier import Verifier
 
@@ -35,7 +35,23 @@ def cap_memory(memory_mb: int) -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
+    used = _address_space_bytes()
+    if used is not None and used >= limit:  # nothing could be allocated: fail at start
+        raise SystemExit(
+            f"assay worker: a {memory_mb} MB address space is below this worker's own "
+            f"{used // (1024 * 1024)} MB; raise --memory-mb"
+        )
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _address_space_bytes() -> int | None:
+    """This process's mapped address space (Linux), else ``None``."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def main() -> None:
@@ -68,9 +84,7 @@ def serve(
     its first item, whose verdict then reports the failure.
     """
     cap_memory(memory_mb)
-    registry = Registry()
-    for spec in specs.values():
-        registry.register(load_spec(spec))
+    registry = worker_registry(specs)
     verifiers: dict[str, Verifier] = {}
     for domain in warm or ():
         conn.send(("setup", -1, domain))
@@ -107,6 +121,18 @@ def serve(
             recycle = recycle or MEMORY_MESSAGE in message_text
         if recycle:
             return
+
+
+def worker_registry(specs: dict[str, str]) -> Registry:
+    """The worker's verifiers by canonical name, each module imported at its domain's first item.
+
+    The parent resolved every record's domain to its canonical name, so a worker that scores
+    only code imports only the code verifier (importing every domain cost ~1 s per worker).
+    """
+    registry = Registry()
+    for name, spec in specs.items():
+        registry.register_lazy(name, spec)
+    return registry
 
 
 def setup_failure(record: Record, exc: BaseException) -> Result:

@@ -156,9 +156,7 @@ class RayBackend:
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray:
             _init_ray(self.ray_options.address, self.ray_options.connect_timeout_s)
-        self._specs = {
-            e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()
-        }
+        self._specs = self.registry.specs()
         count = self.ray_options.actors or self._default_actors()  # None: from the cluster
         self._slots = [_Slot(self._new_actor()) for _ in range(count)]
 

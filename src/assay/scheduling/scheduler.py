@@ -140,9 +140,7 @@ class Scheduler:
 
     def _pool_instance(self) -> WorkerPool:
         if self._pool is None:
-            specs = {
-                e.name: f"{e.cls.__module__}:{e.cls.__qualname__}" for e in self.registry.entries()
-            }
+            specs = self.registry.specs()
             config = PoolConfig(
                 size=self.options.workers,
                 memory_mb=self.options.memory_mb,

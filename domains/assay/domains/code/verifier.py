@@ -107,12 +107,12 @@ class CodeVerifier(Verifier):
         """Start this worker's sandbox pool and import the test tools.
 
         Two zygotes: one cleans up after a run (kills leftovers, wipes the scratch dir) while
-        the other serves the next run.
+        the other serves the next run. Pytest is imported after the pool starts, while the
+        second zygote boots.
         """
-        import pytest  # noqa: F401 - warm the trusted side's pytest once
-
         if self._pool is None:
             self._pool = self._start_pool()
+        import pytest  # noqa: F401 - warm the trusted side's pytest once
 
     @staticmethod
     def _start_pool() -> SandboxPool:
