@@ -22,10 +22,11 @@ Run: ``python bench/finance_oos_bench.py [--workers 2]``.
 from __future__ import annotations
 
 import argparse
-import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from oos_agreement import load, score
+from oos_agreement import report as _report
 
 ROOT = Path(__file__).resolve().parents[1]
 OOS = ROOT / "fixtures" / "finance" / "oos" / "cases.jsonl"
@@ -45,49 +46,9 @@ EXPLAINED = {
 """Disagreements examined and explained (label errors against the documented rules)."""
 
 
-def load(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def score(cases: list[dict[str, Any]], workers: int) -> dict[str, Any]:
-    from assay.records import RawRow
-    from assay.runner import ScoreOptions, Scorer
-
-    rows = [RawRow(i, c) for i, c in enumerate(cases, start=1)]
-    with Scorer(ScoreOptions(workers=workers)) as scorer:
-        return {r.id: r for r in scorer.score_rows(rows)}
-
-
 def report(title: str, cases: list[dict[str, Any]], results: dict[str, Any], misses: bool) -> None:
-    credit: Counter[str] = Counter()
-    status: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    wrong = []
-    for case in cases:
-        category = case["meta"].get("category", "?")
-        expected = case["meta"]["expected_status"]
-        got = results[case["id"]].status.value
-        total[category] += 1
-        credit[category] += (expected == "correct") == (got == "correct")
-        status[category] += expected == got
-        if expected != got:
-            wrong.append((case, got, results[case["id"]].verdict.message))
-    n = sum(total.values())
-    print(f"\n{title}: {n} cases")
-    print(f"{'category':<34} {'n':>4} {'credit':>8} {'status':>8}")
-    for category in sorted(total):
-        t = total[category]
-        print(f"{category:<34} {t:>4} {credit[category] / t:>8.2f} {status[category] / t:>8.2f}")
-    print(f"{'all':<34} {n:>4} {sum(credit.values()) / n:>8.3f} {sum(status.values()) / n:>8.3f}")
-    if misses:
-        for case, got, message in wrong:
-            print(
-                f"  {case['id']}: label {case['meta']['expected_status']}, assay {got}"
-                f" ({case['meta']['note']}){f' | {message}' if message else ''}"
-            )
-            if case["id"] in EXPLAINED:
-                print(f"    explained: {EXPLAINED[case['id']]}")
+    """The agreement table, 34 wide, with the examined disagreements explained."""
+    _report(title, cases, results, misses, width=34, explained=EXPLAINED)
 
 
 def main() -> None:
