@@ -1,6 +1,8 @@
 """The shared reader (assay.verifiers.reading) against the three readers it is to replace.
 
-Two parts, in one run:
+Timing, in one run (every domain now reads through the shared reader; the "flips" part that
+measured what wiring it in would change was removed once it was wired: its figures are kept in
+docs/reading.md):
 
 - timing: on the same inputs, the old reader of each domain and the shared reader, taking
   turns in rounds so machine load falls on both alike; µs per input and the ratio
@@ -13,24 +15,18 @@ Two parts, in one run:
   linearity check: ``locate_answer`` and
   ``scan_numbers`` on hostile inputs of 30 KB and 300 KB (a ratio near 10 is linear, far
   above it would be quadratic).
-- flips: what the wiring of docs/reading.md would change. Each domain's fixtures (and the
-  finance out-of-sample cases) are scored in-process twice, with the domain's reader and with
-  the shared one patched in through the small adapters below, and every changed verdict is
-  listed with its label. Nothing in the domains is edited.
 
-Run: ``python bench/reading_bench.py [--rounds 5] [--part timing|flips|all]``.
+Run: ``python bench/reading_bench.py [--rounds 5]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,115 +58,6 @@ def final_message(case: Mapping[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------- adapters (the wiring plan)
-
-
-def math_extract(response: str) -> Any:
-    """math's ``extract_answer`` on the shared reader."""
-    from assay.verifiers.math.extract import Extraction
-    from assay.verifiers.reading import locate_answer
-
-    found = locate_answer(response)
-    if found is None:
-        return None
-    method = {
-        "json": "final_answer_phrase",
-        "final_answer": "final_answer_phrase",
-        "answer_is": "final_answer_phrase",
-        "last_figure": "last_line",
-    }.get(found.method, found.method)
-    return Extraction(method, found.text, found.candidates)  # type: ignore[arg-type]
-
-
-def finance_final_answer(text: str) -> Any:
-    """finance's ``final_answer`` on the shared reader."""
-    from assay.verifiers.finance.answers import FinalAnswer, _page, _quote
-    from assay.verifiers.reading import locate_answer
-
-    found = locate_answer(text)
-    if found is None:
-        return None
-    if found.method == "json" and found.data is not None:
-        data = found.data
-        return FinalAnswer(found.text, "json", page=_page(data.get("page")), quote=_quote(data))
-    if not found.marked and found.figure is not None and found.figure.role != "value":
-        return None  # finance's own rule: a fallback year is no answer (see docs/reading.md)
-    method = {"boxed": "boxed", "whole": "last_figure", "last_line": "last_figure"}.get(
-        found.method, "marker" if found.marked else "last_figure"
-    )
-    return FinalAnswer(found.text, method)
-
-
-def to_amount(figure: Any) -> Any:
-    from assay.verifiers.finance.numbers import Amount
-
-    return Amount(
-        value=figure.value,
-        decimals=figure.decimals,
-        scale=figure.scale,
-        currency=figure.currency,
-        percent=figure.percent,
-        text=figure.text,
-        start=figure.start,
-    )
-
-
-def finance_answer_amount(span: str) -> tuple[Any, bool]:
-    """finance's ``answer_amount`` on the shared number reader (hedge and header rules kept)."""
-    from dataclasses import replace
-
-    from assay.verifiers.finance.answers import _HEDGE
-    from assay.verifiers.finance.numbers import declared_scale
-    from assay.verifiers.reading import scan_numbers
-
-    figures = [f for f in scan_numbers(span).figures if f.role != "date"]
-    values = [f for f in figures if f.role == "value"] or figures
-    if not values:
-        return None, False
-    distinct = {(f.value, f.percent) for f in values}
-    hedged = len(distinct) > 1 and _HEDGE.search(span) is not None
-    first = to_amount(values[0])
-    header = declared_scale(span)
-    if first.scale is None and not first.percent and header is not None:
-        first = replace(first, scale=header)
-    return first, hedged
-
-
-def agent_numbers_in(text: str) -> list[float]:
-    """agent's ``numbers_in`` on the shared reader (parentheses are no sign in a chat reply)."""
-    from assay.verifiers.reading import scan_numbers
-
-    found = []
-    for figure in scan_numbers(text).figures:
-        value = -figure.value if figure.parenthesized else figure.value
-        found.append(float(value))
-        if figure.scale is not None:
-            found.append(float(figure.scaled))
-    return found
-
-
-@contextmanager
-def patched(targets: list[tuple[Any, str, Callable[..., Any]]]) -> Iterator[None]:
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
-    try:
-        for owner, name, value in targets:
-            setattr(owner, name, value)
-        yield
-    finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
-
-
-def domain_patches(domain: str) -> list[tuple[Any, str, Callable[..., Any]]]:
-    module = importlib.import_module  # by name: assay.verifiers.math also exports a grade()
-    if domain == "math":
-        return [(module("assay.verifiers.math.grade"), "extract_answer", math_extract)]
-    if domain == "finance":
-        question = module("assay.domains.finance.question")
-        return [
-            (question, "final_answer", finance_final_answer),
-            (question, "answer_amount", finance_answer_amount),
-        ]
-    return [(module("assay.verifiers.agent.facts"), "numbers_in", agent_numbers_in)]
 
 
 # ---------------------------------------------------------------- agent's reader before 1.0.2
@@ -356,68 +243,12 @@ def linearity() -> None:
             print(f"{name:<8} {label:<13} {seconds[0]:>8.3f} {seconds[1]:>8.3f} {ratio:>6.1f}")
 
 
-# ---------------------------------------------------------------- flips
-
-
-def score(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    from assay.records import RawRow
-    from assay.runner import ScoreOptions, Scorer
-
-    rows = [RawRow(i, c) for i, c in enumerate(cases, start=1)]
-    with Scorer(ScoreOptions(workers=0)) as scorer:
-        return {r.id: r for r in scorer.score_rows(rows)}
-
-
-def flips() -> None:
-    print("\nflips: verdicts that change when the shared reader is wired in (in-process)")
-    for name, domain in (
-        ("math", "math"),
-        ("finance", "finance"),
-        ("finance-oos", "finance"),
-        ("agent", "agent"),
-    ):
-        cases = load(name)
-        before = score(cases)
-        with patched(domain_patches(domain)):
-            after = score(cases)
-        changed = [c for c in cases if before[c["id"]].status != after[c["id"]].status]
-        agree_before = sum(
-            before[c["id"]].status.value == c["meta"]["expected_status"] for c in cases
-        )
-        agree_after = sum(
-            after[c["id"]].status.value == c["meta"]["expected_status"] for c in cases
-        )
-        credit_before, credit_after = (
-            sum(
-                (results[c["id"]].status.value == "correct")
-                == (c["meta"]["expected_status"] == "correct")
-                for c in cases
-            )
-            for results in (before, after)
-        )
-        print(
-            f"\n{name}: {len(cases)} cases, {len(changed)} flips; status agreement"
-            f" {agree_before}/{len(cases)} -> {agree_after}/{len(cases)}, credit agreement"
-            f" {credit_before}/{len(cases)} -> {credit_after}/{len(cases)}"
-        )
-        for case in changed:
-            old, new = before[case["id"]], after[case["id"]]
-            message = new.verdict.message or ""
-            print(
-                f"  {case['id']}: {old.status.value} -> {new.status.value}"
-                f" (label {case['meta']['expected_status']}) | {message[:90]!r}"
-            )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--part", choices=("timing", "flips", "all"), default="all")
+    parser.add_argument("--part", choices=("timing",), default="timing")  # the one part left
     args = parser.parse_args()
-    if args.part in ("timing", "all"):
-        timing(args.rounds)
-    if args.part in ("flips", "all"):
-        flips()
+    timing(args.rounds)
 
 
 if __name__ == "__main__":
