@@ -18,7 +18,6 @@ import py_compile
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -366,14 +365,6 @@ def make_diff(changes: dict[str, bytes | None], chmod: tuple[str, ...] = ()) -> 
             [*git, "diff", "--cached", "--binary", "-M"], cwd=work, check=True, capture_output=True
         )
     return diff.stdout.decode()
-
-
-@pytest.fixture(scope="module")
-def verifier() -> Iterator[CodeVerifier]:
-    instance = CodeVerifier()
-    instance.setup()
-    yield instance
-    instance.pool.close()
 
 
 def _verify(verifier: CodeVerifier, diff: str) -> Result:

@@ -9,7 +9,6 @@ the same task, in every function-call mode: status ``incorrect`` (never ``error`
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -49,14 +48,6 @@ EXPECTATIONS: list[tuple[str, Any]] = [
     ("dict", {"a": 0.5}),
     ("str", "0.5"),
 ]
-
-
-@pytest.fixture(scope="module")
-def verifier() -> Iterator[CodeVerifier]:
-    instance = CodeVerifier()
-    instance.setup()
-    yield instance
-    instance.pool.close()
 
 
 def _verify(verifier: CodeVerifier, code: str, reference: dict[str, Any]) -> Result:

@@ -11,7 +11,6 @@ grade the next item correctly.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -76,14 +75,6 @@ CALL_ATTACKS: dict[str, tuple[str, set[str]]] = {
         {"processes", "time", "memory"},
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def verifier() -> Iterator[CodeVerifier]:
-    instance = CodeVerifier()
-    instance.setup()
-    yield instance
-    instance.pool.close()
 
 
 def _verify(

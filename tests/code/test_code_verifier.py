@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,14 +50,6 @@ def test_attribute():
     s = Stack(); s.push(5)
     assert s.items == [5]
 """
-
-
-@pytest.fixture(scope="module")
-def verifier() -> Iterator[CodeVerifier]:
-    instance = CodeVerifier()
-    instance.setup()
-    yield instance
-    instance.pool.close()
 
 
 def _verify(verifier: CodeVerifier, response: str, reference: dict[str, Any]) -> Result:

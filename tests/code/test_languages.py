@@ -26,14 +26,6 @@ LANGS = list(PROBES)
 
 
 @pytest.fixture(scope="module")
-def verifier() -> Iterator[CodeVerifier]:
-    instance = CodeVerifier()
-    instance.setup()
-    yield instance
-    instance.pool.close()
-
-
-@pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     """A TCP port the host listens on at 127.0.0.1 (the sandbox must not reach it)."""
     with socket.socket() as server:

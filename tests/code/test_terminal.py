@@ -4,10 +4,8 @@ it left; and the ways an agent would fake that state or the tests' results."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from assay.domains.code.terminal import shell_commands
 from assay.domains.code.verifier import CodeVerifier
 
@@ -58,14 +56,6 @@ def _calls(commands: list[str], tool: str = "bash") -> tuple[dict[str, Any], ...
         messages += [{"role": "assistant", "content": None, "tool_calls": [call]},
                      {"role": "tool", "tool_call_id": str(number), "content": "..."}]  # fmt: skip
     return tuple(messages)
-
-
-@pytest.fixture(scope="module")
-def verifier() -> Iterator[CodeVerifier]:
-    instance = CodeVerifier()
-    instance.setup()
-    yield instance
-    instance.pool.close()
 
 
 def _verify(verifier: CodeVerifier, commands: list[str], task: dict[str, Any] = TASK) -> Result:
