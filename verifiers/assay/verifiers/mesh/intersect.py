@@ -201,7 +201,6 @@ class _Pieces:
     lo: FloatArray  # (m, 3) padded bounding boxes in the unit box
     hi: FloatArray
     owner: IntArray  # (m,) triangle of each piece
-    split: NDArray[np.bool_]  # (m,) the piece is part of a triangle that was cut
     group: IntArray  # (m,) pieces of one group never cross (see _groups)
 
 
@@ -218,28 +217,29 @@ def _candidate_chunks(
     pending = 0
     root = np.zeros(1, np.int64)
     stack: list[tuple[int, IntArray, IntArray]] = [(tree.depth, root, root)]
+    corners = faces.T.copy()  # rows: contiguous gathers
     while stack:
         level, first, second = stack.pop()
         if level == 0:
-            pairs = tree.owner_pairs(first, second)
-            found.append(pairs)
-            pending += len(pairs)
+            keys = tree.owner_keys(first, second, corners)
+            found.append(keys)
+            pending += len(keys)
             if pending >= CHUNK:
-                yield _neighbours_dropped(np.concatenate(found), faces), visits
+                yield _pairs_of(np.concatenate(found)), visits
                 found, pending = [], 0
             continue
         first, second = tree.children(level, first, second)
         visits += len(first)
         if visits > budget:
             if found:
-                yield _neighbours_dropped(np.concatenate(found), faces), visits
+                yield _pairs_of(np.concatenate(found)), visits
             yield None, visits
             return
         for begin in range(_LEAD, len(first), CHUNK):
             stack.append((level - 1, first[begin : begin + CHUNK], second[begin : begin + CHUNK]))
         stack.append((level - 1, first[:_LEAD], second[:_LEAD]))  # popped next: depth first
     if found:
-        yield _neighbours_dropped(np.concatenate(found), faces), visits
+        yield _pairs_of(np.concatenate(found)), visits
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +252,6 @@ class _Tree:
     hi: list[FloatArray]
     group: list[IntArray]
     owner: IntArray  # per leaf (sorted order)
-    split: NDArray[np.bool_]
     leaves: int
     depth: int
 
@@ -281,7 +280,7 @@ class _Tree:
             los.append(lo)
             his.append(hi)
             groups.append(group)
-        return cls(los, his, groups, pieces.owner[order], pieces.split[order], count, depth)
+        return cls(los, his, groups, pieces.owner[order], count, depth)
 
     def children(self, level: int, first: IntArray, second: IntArray) -> tuple[IntArray, IntArray]:
         """The pairs of children (one level down) of node pairs ``first <= second`` worth going
@@ -304,15 +303,19 @@ class _Tree:
             keep &= low[right] <= high[left]
         return left[keep], right[keep]
 
-    def owner_pairs(self, query: IntArray, leaf: IntArray) -> IntArray:
-        """Triangle pairs of overlapping leaves, sorted, pieces of one triangle dropped."""
+    def owner_keys(self, query: IntArray, leaf: IntArray, corners: IntArray) -> IntArray:
+        """Keys ``(i << 31) | j``, ``i < j``, of the triangle pairs of overlapping leaves that
+        share no vertex (``corners``: the faces' vertex indices, one row per corner); a pair
+        may repeat (a cut triangle meets another twice)."""
         first, second = self.owner[query], self.owner[leaf]
-        apart = (first != second) & (query != leaf)
-        pairs = np.sort(np.stack([first[apart], second[apart]], axis=1), axis=1)
-        repeated = (self.split[query] | self.split[leaf])[apart]  # a cut triangle meets twice
-        if not repeated.any():
-            return pairs
-        return np.concatenate([pairs[~repeated], _unique_pairs(pairs[repeated])])
+        a, b = corners[:, first], corners[:, second]
+        apart = np.ones(len(first), np.bool_)
+        for i in range(3):
+            for j in range(3):
+                apart &= a[i] != b[j]  # also drops pieces of one triangle
+        first, second = first[apart], second[apart]
+        keys: IntArray = (np.minimum(first, second) << 31) | np.maximum(first, second)
+        return keys
 
 
 _PADDING = -2
@@ -334,14 +337,12 @@ def _morton(points: FloatArray) -> NDArray[np.uint64]:
     return code
 
 
-def _neighbours_dropped(pairs: IntArray, faces: IntArray) -> IntArray:
-    a, b = faces[pairs[:, 0]].T, faces[pairs[:, 1]].T  # rows: contiguous compares
-    shared = np.zeros(len(pairs), np.bool_)
-    for i in range(3):
-        for j in range(3):
-            shared |= a[i] == b[j]
-    kept: IntArray = _unique_pairs(pairs[~shared]) if len(pairs) else pairs
-    return kept
+def _pairs_of(keys: IntArray) -> IntArray:
+    """Sorted distinct ``(i, j)`` pairs of keys ``(i << 31) | j``."""
+    keys = np.sort(keys)
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+    pairs: IntArray = np.stack([keys >> 31, keys & ((1 << 31) - 1)], axis=1)
+    return pairs
 
 
 def _groups(unit: FloatArray, faces: IntArray, eps: float) -> IntArray:
@@ -385,31 +386,33 @@ def _pieces(vertices: FloatArray, faces: IntArray, eps: float, per_face: int) ->
     """Cut wide triangles into pieces (about ``per_face`` per face at most); each piece gets
     its padded box and its group."""
     triangles = vertices[faces]
-    low = triangles.reshape(-1, 3).min(axis=0)
-    diagonal = float(np.linalg.norm(triangles.reshape(-1, 3).max(axis=0) - low))
+    used = np.zeros(len(vertices), np.bool_)
+    used[faces.reshape(-1)] = True
+    corners = vertices[used]  # the vertices the faces use
+    low = corners.min(axis=0)
+    diagonal = float(np.linalg.norm(corners.max(axis=0) - low))
     unit = (triangles - low) / (diagonal if diagonal > 0 else 1.0)
-    longest = _edge_lengths(unit).max(axis=1)
+    lengths = _edge_lengths(unit)
+    longest = _largest(lengths)
     cap = per_face * len(faces) + _PIECES_BASE
-    area = float(
-        np.linalg.norm(np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0]), axis=1).sum()
-    )
+    cross = np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0])
+    area = float(np.sqrt(_dot(cross, cross)).sum())
     fat = 2.0 * np.sqrt(area / len(faces))  # the side of a triangle of the mean area, twice
-    top = max(min(float(np.percentile(longest, 90)), fat), _SMALLEST_PIECE)
-    extent = np.ptp(unit, axis=1).max(axis=1)
+    tenth = len(longest) - 1 - (len(longest) - 1) // 10  # the 90th percentile, near enough
+    top = max(min(float(np.partition(longest, tenth)[tenth]), fat), _SMALLEST_PIECE)
+    box_lo, box_hi = _corners(unit)
+    extent = _largest(box_hi - box_lo)
     while _first_cut(longest, extent, top) > cap:  # cheap lower bound: skip hopeless cuts
         top *= 2.0
     while True:
-        cut = _slice(unit, np.arange(len(faces)), top, cap)
+        cut = _slice(unit, np.arange(len(faces)), top, cap, (box_lo, box_hi, extent, lengths))
         if cut is not None:
             break
         top *= 2.0
-    points, owner = cut
+    lo, hi, owner = cut
     owner = owner.astype(np.int64)
-    split = np.bincount(owner, minlength=len(faces))[owner] > 1
     group = _groups(unit, faces, eps / (diagonal if diagonal > 0 else 1.0))[owner]
-    lo = points.min(axis=1) - _PAD
-    hi = points.max(axis=1) + _PAD
-    return _Pieces(lo, hi, owner, split, group)
+    return _Pieces(lo - _PAD, hi + _PAD, owner, group)
 
 
 def _first_cut(longest: FloatArray, extent: FloatArray, top: float) -> int:
@@ -419,41 +422,82 @@ def _first_cut(longest: FloatArray, extent: FloatArray, top: float) -> int:
     return int((~large).sum() + 2 * (np.ceil(longest[large] / top) + 1).sum())
 
 
+def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Row-wise dot products of ``(n, 3)`` arrays (numpy reduces a short last axis slowly)."""
+    out: FloatArray = a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+    return out
+
+
+def _largest(rows: FloatArray) -> FloatArray:
+    """The largest of the three columns of an ``(n, 3)`` array."""
+    out: FloatArray = np.maximum(np.maximum(rows[:, 0], rows[:, 1]), rows[:, 2])
+    return out
+
+
+def _corners(triangles: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(low, high)`` corners ``(n, 3)`` of the bounding boxes of triangles ``(n, 3, 3)``."""
+    return _box_of(triangles[:, 0], triangles[:, 1], triangles[:, 2])
+
+
+def _box_of(a: FloatArray, b: FloatArray, c: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(low, high)`` corners of the boxes of triangles given by their vertices ``(n, 3)``."""
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+
 def _edge_lengths(triangles: FloatArray) -> FloatArray:
-    lengths: FloatArray = np.linalg.norm(triangles - np.roll(triangles, -1, axis=1), axis=2)
+    """``(n, 3)``: edge ``k`` joins vertex ``k`` and vertex ``k + 1``."""
+    return _lengths_of(triangles[:, 0], triangles[:, 1], triangles[:, 2])
+
+
+def _lengths_of(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
+    """:func:`_edge_lengths` of triangles given by their vertices ``(n, 3)``."""
+    lengths = np.empty((len(a), 3))
+    for k, (start, end) in enumerate(((a, b), (b, c), (c, a))):
+        edge = end - start
+        lengths[:, k] = np.sqrt(_dot(edge, edge))
     return lengths
 
 
 def _slice(
-    triangles: FloatArray, owner: IntArray, top: float, cap: int
-) -> tuple[FloatArray, IntArray] | None:
+    triangles: FloatArray,
+    owner: IntArray,
+    top: float,
+    cap: int,
+    measured: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+) -> tuple[FloatArray, FloatArray, IntArray] | None:
     """Cut triangles until every piece's box fits a cell of size ``top``; ``None`` past ``cap``.
 
     A triangle whose box is larger is cut by lines parallel to its shortest edge into ``m``
     slices (``m`` = its longest edge / ``top``, rounded up), each slice a trapezoid of two
     triangles (the apex slice one): a sliver becomes ``m`` short pieces of its own width, not a
     stack of long thin ones; a large fat triangle becomes strips, then squares on the next
-    pass. The pieces cover the triangle exactly.
+    pass. The pieces cover the triangle exactly. ``measured``: the triangles' box corners,
+    largest box side and edge lengths (the caller has them). Returns the pieces' box corners
+    and owners.
     """
-    done_t: list[FloatArray] = []
+    done_lo: list[FloatArray] = []
+    done_hi: list[FloatArray] = []
     done_o: list[IntArray] = []
     total = 0
-    while len(triangles):
-        extent = np.ptp(triangles, axis=1).max(axis=1)
+    low, high, extent, lengths = measured
+    corners = (triangles[:, 0], triangles[:, 1], triangles[:, 2])
+    while True:
         large = extent > top
-        done_t.append(triangles[~large])
-        done_o.append(owner[~large])
-        total += int((~large).sum())
-        triangles, owner = triangles[large], owner[large]
-        if not len(triangles):
+        small = ~large
+        done_lo.append(low[small])
+        done_hi.append(high[small])
+        done_o.append(owner[small])
+        total += int(small.sum())
+        if not large.any():
             break
-        lengths = _edge_lengths(triangles)  # edge k joins vertex k and vertex k + 1
+        owner, lengths = owner[large], lengths[large]
+        stacked = np.stack([c[large] for c in corners])  # (3, n, 3): vertex k of triangle i
         shortest = lengths.argmin(axis=1)
-        rows = np.arange(len(triangles))
-        a = triangles[rows, shortest]
-        b = triangles[rows, (shortest + 1) % 3]
-        apex = triangles[rows, (shortest + 2) % 3]
-        slices = np.ceil(lengths.max(axis=1) / top).astype(np.int64) + 1
+        rows = np.arange(len(owner))
+        a = stacked[shortest, rows]
+        b = stacked[(shortest + 1) % 3, rows]
+        apex = stacked[(shortest + 2) % 3, rows]
+        slices = np.ceil(_largest(lengths) / top).astype(np.int64) + 1
         if total + int(2 * slices.sum()) > cap:
             return None
         which = np.repeat(rows, slices)
@@ -462,11 +506,20 @@ def _slice(
         near, far = k[:, None] / m, (k[:, None] + 1) / m
         o, da, db = apex[which], (a - apex)[which], (b - apex)[which]
         p0, q0, p1, q1 = o + near * da, o + near * db, o + far * da, o + far * db
-        first = np.stack([p0, p1, q1], axis=1)
-        second = np.stack([p0, q1, q0], axis=1)[k > 0]  # the apex slice is one triangle
-        triangles = np.concatenate([first, second])
-        owner = np.concatenate([owner[which], owner[which][k > 0]])
-    return np.concatenate(done_t), np.concatenate(done_o)
+        body = k > 0  # slices past the apex are trapezoids: a second triangle (p0, q1, q0)
+        corners = (
+            np.concatenate([p0, p0[body]]),
+            np.concatenate([p1, q1[body]]),
+            np.concatenate([q1, q0[body]]),
+        )
+        owner = np.concatenate([owner[which], owner[which][body]])
+        low, high = _box_of(*corners)
+        extent = _largest(high - low)
+        again = extent > top  # only a slice still too wide is measured for the next pass
+        lengths = np.zeros((len(owner), 3))
+        if again.any():
+            lengths[again] = _lengths_of(*(c[again] for c in corners))
+    return np.concatenate(done_lo), np.concatenate(done_hi), np.concatenate(done_o)
 
 
 def _crossing(first: FloatArray, second: FloatArray, eps: float) -> NDArray[np.bool_]:
