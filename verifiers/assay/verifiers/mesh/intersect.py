@@ -7,7 +7,8 @@ Broad phase (:func:`candidate_pairs`), in the unit box of the mesh (diagonal 1):
    trapezoid of two triangles), and again if a slice is still too wide: a long sliver becomes
    a row of short pieces of its own width instead of one box spanning the mesh, a large
    triangle becomes strips, then squares. ``c`` starts at the 90th percentile of the longest
-   edges and doubles until the pieces fit :data:`PIECES_PER_FACE` per face (plus 20,000).
+   edges and doubles until the pieces fit :data:`PIECES_PER_FACE` per face (plus 20,000)
+   and :data:`PIECES_MAX` in all.
 2. **Groups.** Triangles that cannot cross are grouped: those of one plane (every vertex
    within ``eps`` of it) and those around one vertex (neighbours are never tested), whichever
    group is larger. Fans (a cylinder's cap, a cone's tip) and faces that manifold3d
@@ -84,8 +85,9 @@ _PAD = 1e-9
 
 
 PAIR_BUDGET_MAX = 4_000_000
-"""Node pairs never allowed past: about 5 s of one loaded core at the worst (bench/mesh_bench.py);
-above 31k faces a mesh gets fewer than :data:`PAIRS_PER_FACE` per face (25 at 200k faces)."""
+"""Node pairs never allowed past: about 1.2 s of traversal on one loaded core, 2 s with the
+pieces at :data:`PIECES_MAX` (bench/mesh_bench.py); above 23k faces a mesh gets fewer than
+:data:`PAIRS_PER_FACE` per face (20 at 200k faces; the 200k-face torus needs 12.8)."""
 
 
 def pair_budget(faces: int) -> int:
