@@ -325,13 +325,17 @@ def _needles(count: int = 50_000) -> trimesh.Trimesh:
 
 
 def large_shapes() -> dict[str, Callable[[], trimesh.Trimesh]]:
-    """Shapes at the documented face limit (200k faces) for the whole check."""
+    """Shapes at the documented face limit (200k faces) for the whole check, and the worst
+    case: a mesh past the pieces' cap that spends the whole search budget (too_costly)."""
     return {
         "torus, 200k even faces": lambda: trimesh.creation.torus(
             20, 6, major_sections=450, minor_sections=222
         ),
         "cylinder, 50k sections (200k faces: fans and slivers)": lambda: trimesh.creation.cylinder(
             5, 10, sections=50_000
+        ),
+        "cylinder, 30k sections (120k faces): spends the whole search budget": lambda: (
+            trimesh.creation.cylinder(5, 10, sections=30_000)
         ),
         "50k needles (200k faces, 50k bodies)": _needles,
         "500 coincident spheres (160k faces)": lambda: trimesh.util.concatenate(
