@@ -309,3 +309,86 @@ def test_the_broad_phase_misses_no_crossing(seed: int) -> None:
     assert found.complete
     assert {(int(a), int(b)) for a, b in found.pairs} == expected
     assert expected or kind != 0  # the big soups do cross
+
+
+def tetrahedron(points: list[list[float]]) -> trimesh.Trimesh:
+    tet = trimesh.Trimesh(
+        np.asarray(points, dtype=np.float64),
+        [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]],
+        process=False,
+    )
+    if tet.volume < 0:
+        tet.invert()
+    return tet
+
+
+def torus_pierced() -> tuple[trimesh.Trimesh, int]:
+    """A 100k-face torus and a thin tetrahedron through its tube wall, at one spot."""
+    torus = trimesh.creation.torus(20, 6, major_sections=300, minor_sections=167)
+    spike = tetrahedron([[23, 0.1, 0.1], [29, 0.1, 0.1], [29, 0.3, 0.1], [29, 0.1, 0.3]])
+    return trimesh.util.concatenate([torus, spike]), len(torus.faces)
+
+
+def cylinder_pierced() -> tuple[trimesh.Trimesh, int]:
+    """A cylinder of 50k sections (200k faces: two fans of slivers and a side of slivers, cut
+    into at most PIECES_MAX pieces) and a thin tetrahedron through its side near the rim."""
+    cylinder = trimesh.creation.cylinder(5, 10, sections=50_000)
+    spike = tetrahedron([[4, 0.01, 4.9], [6, 0.01, 4.9], [6, 0.03, 4.9], [6, 0.01, 4.95]])
+    return trimesh.util.concatenate([cylinder, spike]), len(cylinder.faces)
+
+
+@pytest.mark.parametrize("build_mesh", [torus_pierced, cylinder_pierced], ids=["torus", "cylinder"])
+def test_a_crossing_hidden_among_many_faces_is_found_exactly(
+    build_mesh: Callable[[], tuple[trimesh.Trimesh, int]],
+) -> None:
+    """Every crossing of the intruder's four faces with the large mesh, as an all-pairs test
+    finds them, and nothing else: at scale (pieces capped at PIECES_MAX, long slivers cut,
+    vertex and plane groups, the budget) the broad phase drops no pair that crosses."""
+    mesh, first_intruder = build_mesh()
+    vertices, faces = np.asarray(mesh.vertices), np.asarray(mesh.faces, dtype=np.int64)
+    eps = 1e-9 * float(np.linalg.norm(mesh.extents))
+    found = intersect.self_intersections(vertices, faces, eps)
+    assert found.complete, (found.candidates, found.budget)
+    intruder = np.arange(first_intruder, len(faces))
+    others = np.arange(first_intruder)
+    a, b = np.repeat(others, len(intruder)), np.tile(intruder, len(others))
+    crossing = intersect._crossing(vertices[faces[a]], vertices[faces[b]], eps)
+    expected = {(int(i), int(j)) for i, j in zip(a[crossing], b[crossing], strict=True)}
+    assert len(expected) >= 2  # the spike goes through the wall
+    assert {(int(i), int(j)) for i, j in found.pairs} == expected
+
+
+def spiked_sphere() -> trimesh.Trimesh:
+    """One closed body whose surface crosses itself: a vertex of a 20k-face sphere pulled
+    through the sphere and out of the far side (its fan of faces pierces the wall)."""
+    sphere = trimesh.creation.icosphere(5)
+    vertices = np.array(sphere.vertices)
+    vertices[0] *= -1.5
+    return trimesh.Trimesh(vertices, sphere.faces, process=False)
+
+
+@pytest.mark.parametrize(
+    ("budget", "failing"),
+    [(None, "self_intersection"), (2_000, TOO_COSTLY)],
+    ids=["default budget: found", "budget spent first: too costly"],
+)
+def test_a_crossing_padded_past_the_budget_is_never_valid(
+    mesh_verifier: MeshVerifier,
+    monkeypatch: pytest.MonkeyPatch,
+    budget: int | None,
+    failing: str,
+) -> None:
+    """The attack: pad a self-intersecting body with enough faces that the search spends its
+    budget before it reaches the crossing. The search then has no answer, and no answer is
+    never "no crossing": the verdict is ``too_costly`` (the response's fault), score 0."""
+    if budget is not None:
+        monkeypatch.setattr(intersect, "PAIR_BUDGET_MAX", budget)
+    mesh = spiked_sphere()
+    report, _, _ = validity(mesh)
+    assert report.watertight and report.cost["bodies"] == 1
+    verdict = score(mesh_verifier, encode(mesh), {"bodies": 1})
+    assert verdict.status is Status.INCORRECT and verdict.score == 0.0, verdict.message
+    failed = {c.name for c in verdict.checks if not c.passed}
+    assert failing in failed, failed
+    if budget is not None:
+        assert not report.intersections_decided and report.cost["search_visits"] > budget

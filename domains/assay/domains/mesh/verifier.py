@@ -68,7 +68,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.1.1"
+    version: ClassVar[str] = "1.1.2"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0

@@ -7,7 +7,8 @@ Broad phase (:func:`candidate_pairs`), in the unit box of the mesh (diagonal 1):
    trapezoid of two triangles), and again if a slice is still too wide: a long sliver becomes
    a row of short pieces of its own width instead of one box spanning the mesh, a large
    triangle becomes strips, then squares. ``c`` starts at the 90th percentile of the longest
-   edges and doubles until the pieces fit :data:`PIECES_PER_FACE` per face (plus 20,000).
+   edges and doubles until the pieces fit :data:`PIECES_PER_FACE` per face (plus 20,000)
+   and :data:`PIECES_MAX` in all.
 2. **Groups.** Triangles that cannot cross are grouped: those of one plane (every vertex
    within ``eps`` of it) and those around one vertex (neighbours are never tested), whichever
    group is larger. Fans (a cylinder's cap, a cone's tip) and faces that manifold3d
@@ -48,6 +49,7 @@ __all__ = [
     "PAIRS_PER_FACE",
     "PAIR_BUDGET_BASE",
     "PAIR_BUDGET_MAX",
+    "PIECES_MAX",
     "PIECES_PER_FACE",
     "Intersections",
     "candidate_pairs",
@@ -62,6 +64,9 @@ IntArray = NDArray[np.int64]
 PIECES_PER_FACE = 8
 """Pieces allowed per face (plus :data:`_PIECES_BASE`) when long triangles are cut."""
 _PIECES_BASE = 20_000
+PIECES_MAX = 600_000
+"""Pieces never made past (unless the faces alone are more): cutting and the tree cost about
+1 s per million pieces on one loaded core (bench/mesh_bench.py)."""
 PAIRS_PER_FACE = 128
 """Node pairs the traversal may keep per face before it stops."""
 PAIR_BUDGET_BASE = 1_000_000
@@ -79,9 +84,10 @@ _PAD = 1e-9
 """Bounding boxes grow by this (unit-box) margin: cutting rounds the pieces' corners."""
 
 
-PAIR_BUDGET_MAX = 5_000_000
-"""Node pairs never allowed past: about 5 s of one loaded core at the worst (bench/mesh_bench.py);
-above 31k faces a mesh gets fewer than :data:`PAIRS_PER_FACE` per face (25 at 200k faces)."""
+PAIR_BUDGET_MAX = 4_000_000
+"""Node pairs never allowed past: about 1.2 s of traversal on one loaded core, 2 s with the
+pieces at :data:`PIECES_MAX` (bench/mesh_bench.py); above 23k faces a mesh gets fewer than
+:data:`PAIRS_PER_FACE` per face (20 at 200k faces; the 200k-face torus needs 12.8)."""
 
 
 def pair_budget(faces: int) -> int:
@@ -201,7 +207,6 @@ class _Pieces:
     lo: FloatArray  # (m, 3) padded bounding boxes in the unit box
     hi: FloatArray
     owner: IntArray  # (m,) triangle of each piece
-    split: NDArray[np.bool_]  # (m,) the piece is part of a triangle that was cut
     group: IntArray  # (m,) pieces of one group never cross (see _groups)
 
 
@@ -218,28 +223,29 @@ def _candidate_chunks(
     pending = 0
     root = np.zeros(1, np.int64)
     stack: list[tuple[int, IntArray, IntArray]] = [(tree.depth, root, root)]
+    corners = faces.T.copy()  # rows: contiguous gathers
     while stack:
         level, first, second = stack.pop()
         if level == 0:
-            pairs = tree.owner_pairs(first, second)
-            found.append(pairs)
-            pending += len(pairs)
+            keys = tree.owner_keys(first, second, corners)
+            found.append(keys)
+            pending += len(keys)
             if pending >= CHUNK:
-                yield _neighbours_dropped(np.concatenate(found), faces), visits
+                yield _pairs_of(np.concatenate(found)), visits
                 found, pending = [], 0
             continue
         first, second = tree.children(level, first, second)
         visits += len(first)
         if visits > budget:
             if found:
-                yield _neighbours_dropped(np.concatenate(found), faces), visits
+                yield _pairs_of(np.concatenate(found)), visits
             yield None, visits
             return
         for begin in range(_LEAD, len(first), CHUNK):
             stack.append((level - 1, first[begin : begin + CHUNK], second[begin : begin + CHUNK]))
         stack.append((level - 1, first[:_LEAD], second[:_LEAD]))  # popped next: depth first
     if found:
-        yield _neighbours_dropped(np.concatenate(found), faces), visits
+        yield _pairs_of(np.concatenate(found)), visits
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,11 +254,10 @@ class _Tree:
     centres), padded to a power of two; node ``i`` of level ``k`` holds leaves
     ``[i * 2**k, (i + 1) * 2**k)``. A node also keeps the group its leaves share (-1: mixed)."""
 
-    lo: list[FloatArray]  # per level, (3, nodes)
-    hi: list[FloatArray]
+    lo: list[NDArray[np.float32]]  # per level, (3, nodes), rounded outwards
+    hi: list[NDArray[np.float32]]
     group: list[IntArray]
     owner: IntArray  # per leaf (sorted order)
-    split: NDArray[np.bool_]
     leaves: int
     depth: int
 
@@ -263,10 +268,12 @@ class _Tree:
         count = len(order)
         depth = max(0, (count - 1).bit_length())
         size = 1 << depth
-        lo = np.full((3, size), np.inf)  # one row per axis: gathers read contiguous memory
-        hi = np.full((3, size), -np.inf)
+        # one row per axis: gathers read contiguous memory; float32 halves what they read,
+        # each box rounded outwards (a box only grows: no overlap is lost)
+        lo = np.full((3, size), np.inf, dtype=np.float32)
+        hi = np.full((3, size), -np.inf, dtype=np.float32)
         group = np.full(size, _PADDING, dtype=np.int64)
-        lo[:, :count], hi[:, :count] = pieces.lo[order].T, pieces.hi[order].T
+        lo[:, :count], hi[:, :count] = _outwards(pieces.lo[order].T, pieces.hi[order].T)
         group[:count] = pieces.group[order]
         los, his, groups = [lo], [hi], [group]
         for _ in range(depth):
@@ -281,7 +288,7 @@ class _Tree:
             los.append(lo)
             his.append(hi)
             groups.append(group)
-        return cls(los, his, groups, pieces.owner[order], pieces.split[order], count, depth)
+        return cls(los, his, groups, pieces.owner[order], count, depth)
 
     def children(self, level: int, first: IntArray, second: IntArray) -> tuple[IntArray, IntArray]:
         """The pairs of children (one level down) of node pairs ``first <= second`` worth going
@@ -290,29 +297,44 @@ class _Tree:
         four."""
         same = first == second
         a, b, c = first[same], first[~same], second[~same]
-        left = np.concatenate([2 * a, 2 * a, 2 * a + 1, 2 * b, 2 * b, 2 * b + 1, 2 * b + 1])
-        right = np.concatenate([2 * a, 2 * a + 1, 2 * a + 1, 2 * c, 2 * c + 1, 2 * c, 2 * c + 1])
+        a2, b2, c2 = a + a, b + b, c + c
+        a3, b3, c3 = a2 + 1, b2 + 1, c2 + 1
+        left = np.concatenate([a2, a2, a3, b2, b2, b3, b3])
+        right = np.concatenate([a2, a3, a3, c2, c3, c2, c3])
         lo, hi, group = self.lo[level - 1], self.hi[level - 1], self.group[level - 1]
+        low, high = lo[0], hi[0]  # the first axis drops a third of the pairs: compress once
+        keep = (low[left] <= high[right]) & (low[right] <= high[left])
+        left, right = left[keep], right[keep]
+        low, high = lo[1], hi[1]
+        keep = (low[left] <= high[right]) & (low[right] <= high[left])
+        low, high = lo[2], hi[2]
+        keep &= low[left] <= high[right]
+        keep &= low[right] <= high[left]
         g = group[left]
-        keep = (g != group[right]) | (g == _MIXED)
-        for axis in range(3):
-            if axis == 1:  # drop the rejected pairs once: the later gathers are fewer
-                left, right = left[keep], right[keep]
-                keep = np.ones(len(left), np.bool_)
-            low, high = lo[axis], hi[axis]
-            keep &= low[left] <= high[right]
-            keep &= low[right] <= high[left]
+        keep &= (g != group[right]) | (g == _MIXED)
         return left[keep], right[keep]
 
-    def owner_pairs(self, query: IntArray, leaf: IntArray) -> IntArray:
-        """Triangle pairs of overlapping leaves, sorted, pieces of one triangle dropped."""
+    def owner_keys(self, query: IntArray, leaf: IntArray, corners: IntArray) -> IntArray:
+        """Keys ``(i << 31) | j``, ``i < j``, of the triangle pairs of overlapping leaves that
+        share no vertex (``corners``: the faces' vertex indices, one row per corner); a pair
+        may repeat (a cut triangle meets another twice)."""
         first, second = self.owner[query], self.owner[leaf]
-        apart = (first != second) & (query != leaf)
-        pairs = np.sort(np.stack([first[apart], second[apart]], axis=1), axis=1)
-        repeated = (self.split[query] | self.split[leaf])[apart]  # a cut triangle meets twice
-        if not repeated.any():
-            return pairs
-        return np.concatenate([pairs[~repeated], _unique_pairs(pairs[repeated])])
+        a, b = corners[:, first], corners[:, second]
+        apart = np.ones(len(first), np.bool_)
+        for i in range(3):
+            for j in range(3):
+                apart &= a[i] != b[j]  # also drops pieces of one triangle
+        first, second = first[apart], second[apart]
+        keys: IntArray = (np.minimum(first, second) << 31) | np.maximum(first, second)
+        return keys
+
+
+def _outwards(lo: FloatArray, hi: FloatArray) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Boxes in float32, each corner rounded away from the box's inside."""
+    low, high = lo.astype(np.float32), hi.astype(np.float32)
+    low = np.where(low > lo, np.nextafter(low, np.float32(-np.inf)), low)
+    high = np.where(high < hi, np.nextafter(high, np.float32(np.inf)), high)
+    return low, high
 
 
 _PADDING = -2
@@ -334,27 +356,27 @@ def _morton(points: FloatArray) -> NDArray[np.uint64]:
     return code
 
 
-def _neighbours_dropped(pairs: IntArray, faces: IntArray) -> IntArray:
-    a, b = faces[pairs[:, 0]].T, faces[pairs[:, 1]].T  # rows: contiguous compares
-    shared = np.zeros(len(pairs), np.bool_)
-    for i in range(3):
-        for j in range(3):
-            shared |= a[i] == b[j]
-    kept: IntArray = _unique_pairs(pairs[~shared]) if len(pairs) else pairs
-    return kept
+def _pairs_of(keys: IntArray) -> IntArray:
+    """Sorted distinct ``(i, j)`` pairs of keys ``(i << 31) | j``."""
+    keys = np.sort(keys)
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+    pairs: IntArray = np.stack([keys >> 31, keys & ((1 << 31) - 1)], axis=1)
+    return pairs
 
 
-def _groups(unit: FloatArray, faces: IntArray, eps: float) -> IntArray:
+def _groups(unit: FloatArray, faces: IntArray, eps: float, edges: FloatArray) -> IntArray:
     """A group per triangle such that two triangles of one group cannot cross.
 
     Either the triangle's plane (every vertex within ``eps`` of the plane of the first
     triangle found in it: coplanar triangles never cross), or one of its vertices (triangles
     that share a vertex are neighbours, never tested): whichever group is larger. Fans
     (a cylinder's cap, a cone's tip, a manifold3d face triangulated between holes) are one
-    group, so their thousands of touching triangles cost no pairs.
+    group, so their thousands of touching triangles cost no pairs. Among corners of equal
+    valence the one with the largest hash of its index wins: on an even grid the groups are
+    then mostly whole fans of six faces (12 % fewer visits on the 200k torus than pairs).
+    ``edges``: the cross products of the triangles' edges (the caller has them).
     """
-    edges = np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0])
-    length = np.linalg.norm(edges, axis=1)
+    length = np.sqrt(_dot(edges, edges))
     normal = edges / np.maximum(length, 1e-300)[:, None]
     flip = np.where(
         normal[:, 0] != 0,
@@ -362,20 +384,35 @@ def _groups(unit: FloatArray, faces: IntArray, eps: float) -> IntArray:
         np.where(normal[:, 1] != 0, normal[:, 1] < 0, normal[:, 2] < 0),
     )
     normal[flip] *= -1.0
-    offset = np.einsum("nd,nd->n", normal, unit[:, 0])
+    offset = _dot(normal, unit[:, 0])
     quantum = 1e-7
-    quantized = np.round(np.column_stack([normal, offset]) / quantum).astype(np.int64)
-    key = quantized @ np.array([1, 1_000_003, 998_244_353, 1_000_000_007], dtype=np.int64)
+    key = np.zeros(len(faces), np.int64)
+    for column, factor in zip(
+        (normal[:, 0], normal[:, 1], normal[:, 2], offset),
+        (1, 1_000_003, 998_244_353, 1_000_000_007),
+        strict=True,
+    ):
+        key += np.round(column / quantum).astype(np.int64) * factor
     first, plane = unique_inverse(key)  # a collision of keys only costs pairs: the
     # distance test below splits it
     rep_normal, rep_offset = normal[first][plane], offset[first][plane]
-    distance = np.abs(np.einsum("nvd,nd->nv", unit, rep_normal) - rep_offset[:, None]).max(axis=1)
+    distance = np.abs(np.einsum("nvd,nd->nv", unit, rep_normal) - rep_offset[:, None])
+    distance = _largest(distance)
     on_plane = (distance <= eps) & (length > 0)
     planes = len(first)
     plane = np.where(on_plane, plane, planes + np.arange(len(faces)))  # a plane of its own
     plane_size = np.bincount(plane)[plane]
     valence = np.bincount(faces.ravel())
-    corner = faces[np.arange(len(faces)), valence[faces].argmax(axis=1)]
+    scrambled = (np.arange(len(valence), dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> (
+        np.uint64(32)
+    )
+    rank = (valence.astype(np.int64) << 32) | scrambled.astype(np.int64)
+    # the corner of largest valence, ties broken by a hash of the vertex (not by position in
+    # the face): on an even grid whole fans of six share one vertex, not pairs of faces
+    ranks = rank[faces]
+    best = np.where(ranks[:, 1] > ranks[:, 0], 1, 0)
+    best = np.where(ranks[:, 2] > ranks[np.arange(len(faces)), best], 2, best)
+    corner = faces[np.arange(len(faces)), best]
     by_vertex = valence[corner] > plane_size
     group: IntArray = np.where(by_vertex, planes + len(faces) + corner, plane)
     return group
@@ -385,31 +422,33 @@ def _pieces(vertices: FloatArray, faces: IntArray, eps: float, per_face: int) ->
     """Cut wide triangles into pieces (about ``per_face`` per face at most); each piece gets
     its padded box and its group."""
     triangles = vertices[faces]
-    low = triangles.reshape(-1, 3).min(axis=0)
-    diagonal = float(np.linalg.norm(triangles.reshape(-1, 3).max(axis=0) - low))
+    used = np.zeros(len(vertices), np.bool_)
+    used[faces.reshape(-1)] = True
+    corners = vertices[used]  # the vertices the faces use
+    low = corners.min(axis=0)
+    diagonal = float(np.linalg.norm(corners.max(axis=0) - low))
     unit = (triangles - low) / (diagonal if diagonal > 0 else 1.0)
-    longest = _edge_lengths(unit).max(axis=1)
-    cap = per_face * len(faces) + _PIECES_BASE
-    area = float(
-        np.linalg.norm(np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0]), axis=1).sum()
-    )
+    lengths = _edge_lengths(unit)
+    longest = _largest(lengths)
+    cap = max(min(per_face * len(faces) + _PIECES_BASE, PIECES_MAX), len(faces))
+    cross = np.cross(unit[:, 1] - unit[:, 0], unit[:, 2] - unit[:, 0])
+    area = float(np.sqrt(_dot(cross, cross)).sum())
     fat = 2.0 * np.sqrt(area / len(faces))  # the side of a triangle of the mean area, twice
-    top = max(min(float(np.percentile(longest, 90)), fat), _SMALLEST_PIECE)
-    extent = np.ptp(unit, axis=1).max(axis=1)
+    tenth = len(longest) - 1 - (len(longest) - 1) // 10  # the 90th percentile, near enough
+    top = max(min(float(np.partition(longest, tenth)[tenth]), fat), _SMALLEST_PIECE)
+    box_lo, box_hi = _corners(unit)
+    extent = _largest(box_hi - box_lo)
     while _first_cut(longest, extent, top) > cap:  # cheap lower bound: skip hopeless cuts
         top *= 2.0
     while True:
-        cut = _slice(unit, np.arange(len(faces)), top, cap)
+        cut = _slice(unit, np.arange(len(faces)), top, cap, (box_lo, box_hi, extent, lengths))
         if cut is not None:
             break
         top *= 2.0
-    points, owner = cut
+    lo, hi, owner = cut
     owner = owner.astype(np.int64)
-    split = np.bincount(owner, minlength=len(faces))[owner] > 1
-    group = _groups(unit, faces, eps / (diagonal if diagonal > 0 else 1.0))[owner]
-    lo = points.min(axis=1) - _PAD
-    hi = points.max(axis=1) + _PAD
-    return _Pieces(lo, hi, owner, split, group)
+    group = _groups(unit, faces, eps / (diagonal if diagonal > 0 else 1.0), cross)[owner]
+    return _Pieces(lo - _PAD, hi + _PAD, owner, group)
 
 
 def _first_cut(longest: FloatArray, extent: FloatArray, top: float) -> int:
@@ -419,41 +458,82 @@ def _first_cut(longest: FloatArray, extent: FloatArray, top: float) -> int:
     return int((~large).sum() + 2 * (np.ceil(longest[large] / top) + 1).sum())
 
 
+def _dot(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Row-wise dot products of ``(n, 3)`` arrays (numpy reduces a short last axis slowly)."""
+    out: FloatArray = a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+    return out
+
+
+def _largest(rows: FloatArray) -> FloatArray:
+    """The largest of the three columns of an ``(n, 3)`` array."""
+    out: FloatArray = np.maximum(np.maximum(rows[:, 0], rows[:, 1]), rows[:, 2])
+    return out
+
+
+def _corners(triangles: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(low, high)`` corners ``(n, 3)`` of the bounding boxes of triangles ``(n, 3, 3)``."""
+    return _box_of(triangles[:, 0], triangles[:, 1], triangles[:, 2])
+
+
+def _box_of(a: FloatArray, b: FloatArray, c: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(low, high)`` corners of the boxes of triangles given by their vertices ``(n, 3)``."""
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+
 def _edge_lengths(triangles: FloatArray) -> FloatArray:
-    lengths: FloatArray = np.linalg.norm(triangles - np.roll(triangles, -1, axis=1), axis=2)
+    """``(n, 3)``: edge ``k`` joins vertex ``k`` and vertex ``k + 1``."""
+    return _lengths_of(triangles[:, 0], triangles[:, 1], triangles[:, 2])
+
+
+def _lengths_of(a: FloatArray, b: FloatArray, c: FloatArray) -> FloatArray:
+    """:func:`_edge_lengths` of triangles given by their vertices ``(n, 3)``."""
+    lengths = np.empty((len(a), 3))
+    for k, (start, end) in enumerate(((a, b), (b, c), (c, a))):
+        edge = end - start
+        lengths[:, k] = np.sqrt(_dot(edge, edge))
     return lengths
 
 
 def _slice(
-    triangles: FloatArray, owner: IntArray, top: float, cap: int
-) -> tuple[FloatArray, IntArray] | None:
+    triangles: FloatArray,
+    owner: IntArray,
+    top: float,
+    cap: int,
+    measured: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+) -> tuple[FloatArray, FloatArray, IntArray] | None:
     """Cut triangles until every piece's box fits a cell of size ``top``; ``None`` past ``cap``.
 
     A triangle whose box is larger is cut by lines parallel to its shortest edge into ``m``
     slices (``m`` = its longest edge / ``top``, rounded up), each slice a trapezoid of two
     triangles (the apex slice one): a sliver becomes ``m`` short pieces of its own width, not a
     stack of long thin ones; a large fat triangle becomes strips, then squares on the next
-    pass. The pieces cover the triangle exactly.
+    pass. The pieces cover the triangle exactly. ``measured``: the triangles' box corners,
+    largest box side and edge lengths (the caller has them). Returns the pieces' box corners
+    and owners.
     """
-    done_t: list[FloatArray] = []
+    done_lo: list[FloatArray] = []
+    done_hi: list[FloatArray] = []
     done_o: list[IntArray] = []
     total = 0
-    while len(triangles):
-        extent = np.ptp(triangles, axis=1).max(axis=1)
+    low, high, extent, lengths = measured
+    corners = (triangles[:, 0], triangles[:, 1], triangles[:, 2])
+    while True:
         large = extent > top
-        done_t.append(triangles[~large])
-        done_o.append(owner[~large])
-        total += int((~large).sum())
-        triangles, owner = triangles[large], owner[large]
-        if not len(triangles):
+        small = ~large
+        done_lo.append(low[small])
+        done_hi.append(high[small])
+        done_o.append(owner[small])
+        total += int(small.sum())
+        if not large.any():
             break
-        lengths = _edge_lengths(triangles)  # edge k joins vertex k and vertex k + 1
+        owner, lengths = owner[large], lengths[large]
+        stacked = np.stack([c[large] for c in corners])  # (3, n, 3): vertex k of triangle i
         shortest = lengths.argmin(axis=1)
-        rows = np.arange(len(triangles))
-        a = triangles[rows, shortest]
-        b = triangles[rows, (shortest + 1) % 3]
-        apex = triangles[rows, (shortest + 2) % 3]
-        slices = np.ceil(lengths.max(axis=1) / top).astype(np.int64) + 1
+        rows = np.arange(len(owner))
+        a = stacked[shortest, rows]
+        b = stacked[(shortest + 1) % 3, rows]
+        apex = stacked[(shortest + 2) % 3, rows]
+        slices = np.ceil(_largest(lengths) / top).astype(np.int64) + 1
         if total + int(2 * slices.sum()) > cap:
             return None
         which = np.repeat(rows, slices)
@@ -462,11 +542,20 @@ def _slice(
         near, far = k[:, None] / m, (k[:, None] + 1) / m
         o, da, db = apex[which], (a - apex)[which], (b - apex)[which]
         p0, q0, p1, q1 = o + near * da, o + near * db, o + far * da, o + far * db
-        first = np.stack([p0, p1, q1], axis=1)
-        second = np.stack([p0, q1, q0], axis=1)[k > 0]  # the apex slice is one triangle
-        triangles = np.concatenate([first, second])
-        owner = np.concatenate([owner[which], owner[which][k > 0]])
-    return np.concatenate(done_t), np.concatenate(done_o)
+        body = k > 0  # slices past the apex are trapezoids: a second triangle (p0, q1, q0)
+        corners = (
+            np.concatenate([p0, p0[body]]),
+            np.concatenate([p1, q1[body]]),
+            np.concatenate([q1, q0[body]]),
+        )
+        owner = np.concatenate([owner[which], owner[which][body]])
+        low, high = _box_of(*corners)
+        extent = _largest(high - low)
+        again = extent > top  # only a slice still too wide is measured for the next pass
+        lengths = np.zeros((len(owner), 3))
+        if again.any():
+            lengths[again] = _lengths_of(*(c[again] for c in corners))
+    return np.concatenate(done_lo), np.concatenate(done_hi), np.concatenate(done_o)
 
 
 def _crossing(first: FloatArray, second: FloatArray, eps: float) -> NDArray[np.bool_]:
