@@ -99,7 +99,7 @@ def _report(items: list[dict[str, object]], tree: str | None = None) -> RuffRepo
         {
             "rule": item.get("code") or "invalid-syntax",
             "message": item.get("message", ""),
-            "line": (item.get("location") or {}).get("row"),  # type: ignore[union-attr]
+            "line": _row(item.get("location")),
             **({"file": _relative(item.get("filename"), tree)} if tree is not None else {}),
         }
         for item in items
@@ -107,6 +107,10 @@ def _report(items: list[dict[str, object]], tree: str | None = None) -> RuffRepo
     rules = Counter(str(f["rule"]) for f in findings)
     severities = Counter(severity(str(f["rule"])) for f in findings)
     return RuffReport(findings, dict(rules), dict(severities))
+
+
+def _row(location: object) -> object:
+    return location.get("row") if isinstance(location, dict) else None
 
 
 BATCH_MAX_SOURCE_BYTES = 64 * 1024
