@@ -7,6 +7,7 @@ import mmap
 import os
 import signal
 import time
+from collections.abc import Sequence
 
 from assay.blame import TOO_COSTLY, Budget, ResponseFault, current_phase, response_owned
 from assay.errors import MalformedTaskError
@@ -28,7 +29,9 @@ class ProbeVerifier(Verifier):
     - ``budget``: endless steps under a :class:`~assay.blame.Budget` (the item's one budget);
     - ``steps:<n>``: ``n`` steps under a budget of 100 steps;
     - ``owned-then-spin``: response-owned work that ends, then a hang of the verifier's own;
-    - ``phase``: the open declaration, in the evidence of a passed check.
+    - ``phase``: the open declaration, in the evidence of a passed check;
+    - ``chunk``: the size of the chunk ``prefetch`` saw this item in (1: verified alone);
+      ``prefetch-raise`` makes the ``prefetch`` of its chunk raise.
     """
 
     name = "probe"
@@ -37,8 +40,20 @@ class ProbeVerifier(Verifier):
     data_sources = ("probe/*",)
     default_timeout_s = 2.0
 
+    def __init__(self) -> None:
+        self._chunk_of: dict[str, int] = {}
+
+    def prefetch(self, records: Sequence[Record]) -> None:
+        if any(r.response == "prefetch-raise" for r in records):
+            raise RuntimeError("the probe's prefetch fails")
+        self._chunk_of = {r.id: len(records) for r in records}
+
     def verify(self, record: Record) -> Verdict:
         command = record.response
+        if command in ("chunk", "prefetch-raise"):
+            size = self._chunk_of.get(record.id, 1)
+            evidence = {"chunk": size, "pid": os.getpid()}
+            return Verdict.correct((Check("chunk", True, evidence=evidence),))
         if command.startswith(OWNED):
             with response_owned(f"probe command {command!r}"):
                 return self._run(command.removeprefix(OWNED))

@@ -18,9 +18,11 @@ the time limit before the memory cap or the verifier's own budget on work that a
 finishes. A wall-clock backstop, ``wall_factor`` times the limit, bounds the latency of an item
 on a starved machine.
 
-Items are sent in small chunks sized from the measured item time of their domain (about 20 ms
-of work a chunk; one item until the domain's first is measured), so cheap items do not pay a
-pipe round trip each and slow ones do not queue.
+Items are sent in chunks sized from the measured item time of their domain (about 0.25 s of
+work a chunk, and never more than an even share of what is queued; one item until the domain's
+first is measured), so cheap items do not pay a pipe round trip each, a verifier can share work
+across a chunk (``Verifier.prefetch``: the code domain lints a chunk with one ruff), and slow
+items do not queue.
 The queue (:class:`~assay.scheduling.queue.JobQueue`) applies the
 :class:`~assay.scheduling.policy.SchedulePolicy`: priorities, per-domain concurrency limits, and
 the domains each worker sets up as it starts (plus every domain the pool has seen, so a worker
@@ -51,7 +53,7 @@ from assay.types import Record, Result, Verdict
 
 log = logging.getLogger(__name__)
 
-CHUNK_SECONDS = 0.02
+CHUNK_SECONDS = 0.25
 MAX_CHUNK = 64
 
 
@@ -267,7 +269,8 @@ class WorkerPool:
         seconds = self._item_seconds.get(domain)
         if seconds is None:  # cost unknown: one item, so a slow domain never queues in a chunk
             return 1
-        return max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / max(seconds, 1e-6))))
+        share = -(-len(self._queue) // max(1, len(self._workers)))  # an even share, rounded up
+        return max(1, min(MAX_CHUNK, share, int(CHUNK_SECONDS / max(seconds, 1e-6))))
 
     def _busy(self) -> dict[str, int]:
         busy: dict[str, int] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -54,6 +55,14 @@ class Verifier(abc.ABC):
 
     def setup(self) -> None:  # noqa: B027 - optional hook, empty by default
         """Warm up once per worker process (import heavy libraries, open contexts)."""
+
+    def prefetch(self, records: Sequence[Record]) -> None:  # noqa: B027 - optional hook
+        """Prepare work shared by a chunk of items before :meth:`verify` sees them one by one.
+
+        A worker calls it with the items of one chunk (all of this verifier's domain), then
+        verifies each. What it prepares must give exactly the verdicts :meth:`verify` would
+        give without it; an exception here is ignored (each item is then verified alone).
+        """
 
     @abc.abstractmethod
     def verify(self, record: Record) -> Verdict:

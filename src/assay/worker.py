@@ -102,6 +102,7 @@ def serve(
         if message[0] == "stop":
             return
         recycle = False
+        _prefetch(verifiers, [record for _, record, _ in message[1]])
         for seq, record, limit_s in message[1]:
             verifier = verifiers.get(record.domain)
             if verifier is None:
@@ -121,6 +122,26 @@ def serve(
             recycle = recycle or MEMORY_MESSAGE in message_text
         if recycle:
             return
+
+
+def _prefetch(verifiers: dict[str, Verifier], records: list[Record]) -> None:
+    """Let each set-up verifier prepare what its items of this chunk share (``prefetch``).
+
+    A chunk of one item has nothing to share. A failing ``prefetch`` changes nothing: its
+    items are verified one by one as always.
+    """
+    if len(records) < 2:
+        return
+    by_domain: dict[str, list[Record]] = {}
+    for record in records:
+        by_domain.setdefault(record.domain, []).append(record)
+    for domain, group in by_domain.items():
+        verifier = verifiers.get(domain)
+        if verifier is not None and len(group) > 1:
+            try:
+                verifier.prefetch(group)
+            except Exception:  # boundary: a failed preparation only loses the shortcut
+                continue
 
 
 def worker_registry(specs: dict[str, str]) -> Registry:

@@ -9,7 +9,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,7 +22,7 @@ from assay.domains.code.task import CodeTask, parse_task
 from assay.domains.code.trajectory import command_steps, commands
 from assay.verifiers.code.extract import extract_code, extract_fenced, extract_patch
 from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
-from assay.verifiers.code.static import RuffRun, syntax_error
+from assay.verifiers.code.static import RuffReport, RuffRun, ruff_reports, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
@@ -88,6 +88,7 @@ class CodeVerifier(Verifier):
 
     def __init__(self) -> None:
         self._pool: SandboxPool | None = None
+        self._ruff_ready: dict[str, RuffReport] = {}
 
     @classmethod
     def capabilities(cls) -> dict[str, object]:
@@ -130,6 +131,26 @@ class CodeVerifier(Verifier):
         if self._pool is None:
             self._pool = self._start_pool()
         return self._pool
+
+    def prefetch(self, records: Sequence[Record]) -> None:
+        """Lint the Python answers of a chunk with one ``ruff`` process instead of one each.
+
+        Only what :meth:`verify` would lint is linted (the same extracted program), and a
+        source ruff cannot take in the batch is linted on its own when its item is verified.
+        """
+        self._ruff_ready = {}
+        codes: list[str] = []
+        for record in records:
+            with contextlib.suppress(MalformedTaskError, ValueError, TypeError):
+                task = parse_task(record.reference, PROJECT_ROOT)
+                if task.mode in ("repo", "terminal") or task.language != "python":
+                    continue
+                if not task.static_analysis or not isinstance(record.response, str):
+                    continue
+                code = python_program(record.response, task)
+                if code.strip() and syntax_error(code) is None:
+                    codes.append(code)
+        self._ruff_ready = ruff_reports(codes)
 
     def verify(self, record: Record) -> Verdict:
         task = parse_task(record.reference, PROJECT_ROOT)
@@ -177,7 +198,7 @@ class CodeVerifier(Verifier):
     def _verify_code(
         self, response: str, task: CodeTask, budget: Budget
     ) -> tuple[Verdict, dict[str, Any]]:
-        code = continue_prompt(extract_code(response), response, task.prompt, task.entry_point)
+        code = python_program(response, task)
         audit: dict[str, Any] = {"code": code}
         if not code.strip():
             return Verdict.unparsable("the response has no code"), audit
@@ -185,7 +206,10 @@ class CodeVerifier(Verifier):
         if problem is not None:
             return Verdict.unparsable(f"the code does not parse: {problem}"), audit
         flags = scan_suspicious(code)
-        ruff = RuffRun(code) if task.static_analysis else None  # runs while the tests do
+        ruff: RuffRun | RuffReport | None = None
+        if task.static_analysis:  # a report of the chunk's one ruff, or a ruff of its own
+            ready = self._ruff_ready.get(code)
+            ruff = ready if ready is not None else RuffRun(code)  # runs while the tests do
         run = Run(self.pool, task, budget)
         units = RUNNERS[task.mode](run, code)
         checks = [_suspicious_check(flags)] + ([_ruff_check(ruff)] if ruff is not None else [])
@@ -360,8 +384,13 @@ def _suspicious_check(flags: list[Flag]) -> Check:
     )
 
 
-def _ruff_check(run: RuffRun) -> Check:
-    report = run.report()
+def python_program(response: str, task: CodeTask) -> str:
+    """The program a Python response is judged as: its code, continuing the prompt if it must."""
+    return continue_prompt(extract_code(response), response, task.prompt, task.entry_point)
+
+
+def _ruff_check(run: RuffRun | RuffReport) -> Check:
+    report = run if isinstance(run, RuffReport) else run.report()
     return Check(
         "ruff",
         report.passed,

@@ -7,6 +7,7 @@ a separate program reading the source on stdin.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import shutil
@@ -82,6 +83,104 @@ def ruff_binary() -> str:
     return found
 
 
+def _ruff_argv(select: tuple[str, ...]) -> list[str]:
+    return [
+        ruff_binary(), "check", "--isolated", "--ignore-noqa", "--no-cache",
+        "--output-format", "json", "--select", ",".join(select),
+    ]  # fmt: skip
+
+
+def _ruff_env() -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", ""), "RUFF_NO_CACHE": "true"}
+
+
+def _report(items: list[dict[str, object]], tree: str | None = None) -> RuffReport:
+    findings = tuple(
+        {
+            "rule": item.get("code") or "invalid-syntax",
+            "message": item.get("message", ""),
+            "line": _row(item.get("location")),
+            **({"file": _relative(item.get("filename"), tree)} if tree is not None else {}),
+        }
+        for item in items
+    )
+    rules = Counter(str(f["rule"]) for f in findings)
+    severities = Counter(severity(str(f["rule"])) for f in findings)
+    return RuffReport(findings, dict(rules), dict(severities))
+
+
+def _row(location: object) -> object:
+    return location.get("row") if isinstance(location, dict) else None
+
+
+BATCH_MAX_SOURCE_BYTES = 64 * 1024
+"""Sources larger than this are not checked in a batch: each is left to its own ``ruff``."""
+
+
+def ruff_reports(
+    codes: list[str], select: tuple[str, ...] = DEFAULT_SELECT, timeout_s: float = 10.0
+) -> dict[str, RuffReport]:
+    """One ``ruff check`` for many sources: each source's report, as :class:`RuffRun` gives it.
+
+    Each source is written as ``<n>/solution.py`` of a fresh directory (the name a single
+    source is checked under), and ruff runs once over all of them, with the same isolated
+    configuration. A source that cannot be written (not UTF-8 encodable) or is larger than
+    :data:`BATCH_MAX_SOURCE_BYTES` is left out, and so is everything when ruff fails or
+    passes ``timeout_s``: the caller checks what is missing one by one, so a source that
+    breaks ruff is still blamed on its own item.
+    """
+    chosen: dict[str, bytes] = {}
+    for code in codes:
+        if code in chosen:
+            continue
+        try:
+            data = code.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        if len(data) <= BATCH_MAX_SOURCE_BYTES:
+            chosen[code] = data
+    if len(chosen) < 2:
+        return {}
+    root = tempfile.mkdtemp(prefix="assay-ruff-batch-")
+    names: dict[str, str] = {}
+    try:
+        for index, (code, data) in enumerate(chosen.items()):
+            name = os.path.join(str(index), "solution.py")
+            os.mkdir(os.path.join(root, str(index)))
+            names[name] = code
+            Path(root, name).write_bytes(data)
+        argv = [*_ruff_argv(select), "--", *names]
+        try:
+            proc = subprocess.run(
+                argv, capture_output=True, text=True, env=_ruff_env(), cwd=root,
+                timeout=timeout_s, check=False,
+            )  # fmt: skip
+        except (subprocess.TimeoutExpired, OSError):
+            return {}
+        if proc.returncode not in (0, 1):
+            return {}
+        try:
+            raw = json.loads(proc.stdout or "[]")
+        except ValueError:
+            return {}
+        real_root = os.path.realpath(root) + os.sep
+        found: dict[str, list[dict[str, object]]] = {name: [] for name in names}
+        for item in raw if isinstance(raw, list) else ():
+            path = os.path.realpath(str(item.get("filename") or ""))
+            name = path[len(real_root) :] if path.startswith(real_root) else ""
+            if name not in found:
+                return {}  # a finding ruff did not tie to one of the sources: trust none
+            found[name].append(item)
+    finally:  # only what was written here (rmtree would walk the tree again)
+        for name in names:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(root, name))
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.join(root, os.path.dirname(name)))
+        shutil.rmtree(root, ignore_errors=True)
+    return {names[name]: _report(items) for name, items in found.items()}
+
+
 class RuffRun:
     """``ruff check`` started in the background; :meth:`report` waits for its findings.
 
@@ -98,11 +197,8 @@ class RuffRun:
         select: tuple[str, ...] = DEFAULT_SELECT,
         files: dict[str, str] | None = None,
     ) -> None:
-        argv = [
-            ruff_binary(), "check", "--isolated", "--ignore-noqa", "--no-cache",
-            "--output-format", "json", "--select", ",".join(select),
-        ]  # fmt: skip
-        env = {"PATH": os.environ.get("PATH", ""), "RUFF_NO_CACHE": "true"}
+        argv = _ruff_argv(select)
+        env = _ruff_env()
         self._code = code
         self._tree: tempfile.TemporaryDirectory[str] | None = None
         if files is not None:  # a tree's files (repo mode), checked where ruff finds them
@@ -132,23 +228,12 @@ class RuffRun:
         if self._proc.returncode not in (0, 1):
             raise VerifierError(f"ruff failed ({self._proc.returncode}): {stderr.strip()[:300]}")
         raw = json.loads(stdout or "[]")
-        findings = tuple(
-            {
-                "rule": item.get("code") or "invalid-syntax",
-                "message": item.get("message", ""),
-                "line": (item.get("location") or {}).get("row"),
-                **({"file": _relative(item.get("filename"), self._tree)} if self._tree else {}),
-            }
-            for item in raw
-        )
-        rules = Counter(str(f["rule"]) for f in findings)
-        severities = Counter(severity(str(f["rule"])) for f in findings)
-        return RuffReport(findings, dict(rules), dict(severities))
+        return _report(raw, self._tree.name if self._tree is not None else None)
 
 
-def _relative(filename: object, tree: tempfile.TemporaryDirectory[str]) -> str:
+def _relative(filename: object, tree: str) -> str:
     text = str(filename or "")
-    root = os.path.realpath(tree.name) + os.sep
+    root = os.path.realpath(tree) + os.sep
     real = os.path.realpath(text) if text else ""
     return real[len(root) :] if real.startswith(root) else os.path.basename(text)
 

@@ -85,7 +85,7 @@ class SandboxPool:
         *,
         isolation: Isolation | str = "auto",
         min_isolation: Isolation | str = Isolation.NONE,
-        max_runs_per_worker: int = 100,
+        max_runs_per_worker: int = 500,
         tmpfs_mb: int = 256,
         preload: Sequence[str] = DEFAULT_PRELOAD,
         startup_timeout_s: float = 30.0,

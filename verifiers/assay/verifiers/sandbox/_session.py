@@ -90,8 +90,8 @@ class CallSession:
         if total_s is not None and name == "\x00batch":
             request["total_s"] = float(total_s)
             wait = max(self._limits.timeout_s, total_s) + GRACE_S
-        try:
-            codec.encode(request, max_bytes=self._limits.max_value_bytes)
+        try:  # encoded once: the plain-data check is the frame that goes out
+            encoded = codec.encode(request, max_bytes=self._limits.max_value_bytes)
         except codec.UnencodableError as exc:
             raise ConfigError(f"call arguments must be plain data: {exc}") from None
         handles = name.startswith("\x00") and name != "\x00batch"
@@ -99,7 +99,7 @@ class CallSession:
         if worker is not None and self._load is None:
             # pipelined: the call goes out before the load's reply is read
             try:
-                worker.send(request, wait)
+                worker.send(encoded, wait)
             except _WorkerLostError as exc:
                 self._load = lost_call(exc)
                 self._give_back(closed_by_zygote=True)
@@ -113,7 +113,7 @@ class CallSession:
         if self._worker is None:
             return CallOutcome(status=CallStatus.CRASHED, detail="the session is closed")
         try:
-            reply = self._worker.request(request, wait)
+            reply = self._worker.request(encoded, wait)
         except _WorkerLostError as exc:
             return lost_call(exc)
         return call_outcome(self._worker, reply, handles)

@@ -117,16 +117,21 @@ class Worker:
         self.info = info
         return info
 
-    def send(self, message: Message, timeout: float) -> None:
-        """Send one request without waiting for its reply (see :meth:`receive`).
+    def send(self, message: Message | bytes, timeout: float) -> None:
+        """Send one request (or one already encoded) without waiting for its reply.
 
         Raises:
             _WorkerLostError: the zygote is gone or not reading; the worker is marked broken.
         """
         try:
-            frame = framing.pack_frame(codec.encode(message, max_bytes=self.max_frame))
+            encoded = (
+                message
+                if isinstance(message, bytes)
+                else codec.encode(message, max_bytes=self.max_frame)
+            )
         except codec.UnencodableError as exc:
             raise _WorkerLostError(f"request not encodable: {exc}") from None
+        frame = framing.pack_frame(encoded)
         try:
             self._write(frame, time.monotonic() + timeout)
         except _WorkerLostError:
@@ -146,7 +151,7 @@ class Worker:
             self.broken = True
             raise
 
-    def request(self, message: Message, timeout: float) -> Message:
+    def request(self, message: Message | bytes, timeout: float) -> Message:
         """Send one request and return its reply (after any replies still owed)."""
         if self.owed and not self.settle(timeout):
             raise _WorkerLostError("the previous run did not end cleanly")
