@@ -1,6 +1,6 @@
 """Chunks and ``Verifier.prefetch``: what a worker prepares for a chunk changes no verdict.
 
-Items of a cheap domain travel to a worker in chunks (about 0.25 s of work, at most an even
+Items of a cheap domain travel to a worker in chunks (about 0.5 s of work, at most an even
 share of the queue); the worker lets the domain's verifier prepare the chunk's shared work
 (the code domain lints it with one ruff) before verifying each item.
 """

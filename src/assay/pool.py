@@ -18,7 +18,7 @@ the time limit before the memory cap or the verifier's own budget on work that a
 finishes. A wall-clock backstop, ``wall_factor`` times the limit, bounds the latency of an item
 on a starved machine.
 
-Items are sent in chunks sized from the measured item time of their domain (about 0.25 s of
+Items are sent in chunks sized from the measured item time of their domain (about 0.5 s of
 work a chunk, and never more than an even share of what is queued; one item until the domain's
 first is measured), so cheap items do not pay a pipe round trip each, a verifier can share work
 across a chunk (``Verifier.prefetch``: the code domain lints a chunk with one ruff), and slow
@@ -53,7 +53,7 @@ from assay.types import Record, Result, Verdict
 
 log = logging.getLogger(__name__)
 
-CHUNK_SECONDS = 0.25
+CHUNK_SECONDS = 0.5
 MAX_CHUNK = 64
 
 

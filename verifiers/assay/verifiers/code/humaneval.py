@@ -111,7 +111,7 @@ def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
     else:  # no assert at all: the whole check is one unit
         argument = ast.Name(parameter, ast.Load())
         call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
-        units.append(("check", _code([check, call]), True))
+        units.append(("check", _code([check, ast.fix_missing_locations(call)]), True))
     return _Compiled(
         compile(prelude, "<tests>", "exec"),
         parameter,
@@ -121,7 +121,8 @@ def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
 
 
 def _code(body: list[ast.stmt]) -> CodeType | str:
-    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    """Statements (with their source locations) compiled as a module of their own."""
+    module = ast.Module(body=body, type_ignores=[])
     try:
         return compile(module, "<tests>", "exec")
     except SyntaxError as exc:  # e.g. `return` at the top of check's body
