@@ -105,15 +105,15 @@ class CodeVerifier(Verifier):
         return min(600.0, HARD_SLACK_S + 1.5 * item_budget_s(record))
 
     def setup(self) -> None:
-        """Start this worker's sandbox pool and import the test tools.
+        """Start this worker's sandbox pool.
 
         Two zygotes: one cleans up after a run (kills leftovers, wipes the scratch dir) while
-        the other serves the next run. Pytest is imported after the pool starts, while the
-        second zygote boots.
+        the other serves the next run. Pytest is imported by the first item that needs it on
+        the trusted side (pytest and repo modes), not by every worker: HumanEval, test-case and
+        stdio items never do.
         """
         if self._pool is None:
             self._pool = self._start_pool()
-        import pytest  # noqa: F401 - warm the trusted side's pytest once
 
     @staticmethod
     def _start_pool() -> SandboxPool:
