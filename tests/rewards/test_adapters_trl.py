@@ -65,6 +65,26 @@ def test_async_variant_matches() -> None:
     assert rewards[1] == 0.0
 
 
+def _tiny_grpo_config(output_dir: Any, tokenizer: Any, **settings: Any) -> Any:
+    """A GRPOConfig for the tiny model on CPU: two generations of 4 tokens a prompt, one
+    optimiser step per batch, the completions forced by ``_forced_completions``; ``settings``
+    (steps, batch size, seed, saving) override or add to it."""
+    from trl import GRPOConfig
+
+    defaults: dict[str, Any] = {
+        "per_device_train_batch_size": 2,
+        "num_generations": 2,
+        "max_completion_length": 4,
+        "learning_rate": 1e-4,
+        "logging_steps": 1,
+        "report_to": [],
+        "use_cpu": True,
+        "save_strategy": "no",
+        "generation_kwargs": {"sequence_bias": _forced_completions(tokenizer)},
+    }
+    return GRPOConfig(output_dir=str(output_dir), **(defaults | settings))
+
+
 def _tiny_model_and_tokenizer() -> tuple[Any, Any]:
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -127,26 +147,19 @@ def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     model, tokenizer = _tiny_model_and_tokenizer()
     dataset = Dataset.from_list(
         [{"prompt": f"what is {a} + {a} ?", "reference": str(2 * a)} for a in FORCED_ANSWERS]
     )
     reward = reward_function("math", workers=1)
-    config = GRPOConfig(
-        output_dir=str(tmp_path),
+    config = _tiny_grpo_config(
+        tmp_path,
+        tokenizer,
         max_steps=2,
         per_device_train_batch_size=4,  # both prompts, two generations each, every step
-        num_generations=2,
-        max_completion_length=4,
-        learning_rate=1e-4,
-        logging_steps=1,
-        report_to=[],
-        use_cpu=True,
-        save_strategy="no",
         seed=0,
-        generation_kwargs={"sequence_bias": _forced_completions(tokenizer)},
     )
     trainer = GRPOTrainer(
         model=model,

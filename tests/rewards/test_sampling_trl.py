@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from assay.rewards.adapters.curriculum import GroupRepeatSampler, with_feedback
 from assay.rewards.sampling import TaskSampler
-from test_adapters_trl import _forced_completions, _tiny_model_and_tokenizer
+from test_adapters_trl import _tiny_grpo_config, _tiny_model_and_tokenizer
 
 from assay.errors import ConfigError
 
@@ -44,7 +44,6 @@ def test_grpo_trainer_prompts_follow_the_verdicts(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
-    from trl import GRPOConfig
 
     events: list[tuple[str, Any]] = []
     real_sample, real_update = TaskSampler.sample, TaskSampler.update
@@ -61,20 +60,7 @@ def test_grpo_trainer_prompts_follow_the_verdicts(
     monkeypatch.setattr(TaskSampler, "sample", sample)
     monkeypatch.setattr(TaskSampler, "update", update)
     model, tokenizer = _tiny_model_and_tokenizer()
-    config = GRPOConfig(
-        output_dir=str(tmp_path),
-        max_steps=3,
-        per_device_train_batch_size=2,  # one prompt, two generations, per step
-        num_generations=2,
-        max_completion_length=4,
-        learning_rate=1e-4,
-        logging_steps=1,
-        report_to=[],
-        use_cpu=True,
-        save_strategy="no",
-        seed=SEED,
-        generation_kwargs={"sequence_bias": _forced_completions(tokenizer)},
-    )
+    config = _tiny_grpo_config(tmp_path, tokenizer, max_steps=3, seed=SEED)  # 1 prompt a step
     namespace: dict[str, Any] = {
         "model": model,
         "tokenizer": tokenizer,

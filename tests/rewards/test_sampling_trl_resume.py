@@ -26,7 +26,7 @@ from assay.rewards.adapters.trl_curriculum import (
     load_sampler_state,
 )
 from assay.rewards.sampling import SamplerConfig, TaskSampler
-from test_adapters_trl import _forced_completions, _tiny_model_and_tokenizer
+from test_adapters_trl import _tiny_grpo_config, _tiny_model_and_tokenizer
 
 from assay.errors import ConfigError
 
@@ -50,24 +50,16 @@ def _run(
 ) -> tuple[list[list[str]], TaskSampler, Any]:
     """Train with a fresh sampler; returns the task ids each step was scored on."""
     from datasets import Dataset
-    from trl import GRPOConfig
 
     model, tokenizer = _tiny_model_and_tokenizer()
-    config = GRPOConfig(
-        output_dir=str(output_dir),
-        max_steps=STEPS,
-        per_device_train_batch_size=2,  # one prompt, two generations, per step
-        num_generations=2,
-        max_completion_length=4,
-        learning_rate=1e-4,
-        logging_steps=1,
-        report_to=[],
-        use_cpu=True,
+    config = _tiny_grpo_config(
+        output_dir,
+        tokenizer,
+        max_steps=STEPS,  # one prompt, two generations, per step
         save_strategy="steps" if save else "no",
         save_steps=SAVE_AT,
         save_only_model=False,
         seed=SEED,
-        generation_kwargs={"sequence_bias": _forced_completions(tokenizer)},
     )
     knobs = SamplerConfig(group_size=2, hold_after=2, hold_steps=2)
     sampler = TaskSampler(ROWS, knobs, seed=SEED)
