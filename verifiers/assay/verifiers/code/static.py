@@ -33,17 +33,46 @@ SEVERITY_WEIGHTS = {"error": 1.0, "security": 0.5, "warning": 0.25, "style": 0.0
 """Penalty of one finding by severity; the check's score is ``max(0, 1 - sum)``."""
 
 
+_PARSED_KEPT = 4
+"""How many recent parses :func:`parse_module` keeps (an item's program is parsed for its
+syntax, its definitions and its suspicious constructs: one parse serves all three)."""
+_PARSED_MAX_CHARS = 256 * 1024
+"""Sources longer than this are parsed afresh each time (their trees are not kept)."""
+_parsed: dict[str, ast.Module | str] = {}
+
+
+def _parse(code: str) -> ast.Module | str:
+    """The module's tree, or a one-line description of why it does not parse."""
+    found = _parsed.get(code)
+    if found is not None:
+        return found
+    try:
+        tree = compile(code, "solution.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        result: ast.Module | str = tree if isinstance(tree, ast.Module) else "not a module"
+    except SyntaxError as exc:
+        result = f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        result = f"invalid source: {exc}"
+    except (RecursionError, MemoryError):
+        result = "invalid source: nested too deeply to parse"
+    if len(code) <= _PARSED_MAX_CHARS:
+        if len(_parsed) >= _PARSED_KEPT:
+            del _parsed[next(iter(_parsed))]  # the oldest
+        _parsed[code] = result
+    return result
+
+
+def parse_module(code: str) -> ast.Module | None:
+    """``code``'s syntax tree (shared with other callers: read it, never change it), or
+    ``None`` when it does not parse."""
+    result = _parse(code)
+    return result if isinstance(result, ast.Module) else None
+
+
 def syntax_error(code: str) -> str | None:
     """A one-line description of why ``code`` is not valid Python, or ``None`` when it is."""
-    try:
-        compile(code, "solution.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as exc:
-        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
-    except ValueError as exc:  # e.g. source code string cannot contain null bytes
-        return f"invalid source: {exc}"
-    except (RecursionError, MemoryError):
-        return "invalid source: nested too deeply to parse"
-    return None
+    result = _parse(code)
+    return None if isinstance(result, ast.Module) else result
 
 
 def severity(rule: str) -> str:

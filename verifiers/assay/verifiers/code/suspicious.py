@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from assay.verifiers.code.static import parse_module
+
 _EXIT_CALLS = {
     "sys.exit", "os._exit", "posix._exit", "exit", "quit", "os.kill", "os.killpg", "os.abort",
     "signal.signal", "os.fork", "os.forkpty", "os.setsid", "os.daemon", "atexit.register",
@@ -194,9 +196,8 @@ def _literal_text(node: ast.AST) -> str | None:
 
 def scan_suspicious(code: str) -> list[Flag]:
     """Every suspicious construct in ``code`` (which must parse)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_module(code)
+    if tree is None:
         return []
     scanner = _Scanner()
     scanner.visit(tree)
