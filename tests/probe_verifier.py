@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import mmap
 import os
 import signal
@@ -31,7 +32,9 @@ class ProbeVerifier(Verifier):
     - ``owned-then-spin``: response-owned work that ends, then a hang of the verifier's own;
     - ``phase``: the open declaration, in the evidence of a passed check;
     - ``chunk``: the size of the chunk ``prefetch`` saw this item in (1: verified alone);
-      ``prefetch-raise`` makes the ``prefetch`` of its chunk raise.
+      ``prefetch-raise`` makes the ``prefetch`` of its chunk raise;
+    - ``frozen``: whether what set-up made (a list) is out of the collector's view, and what
+      the item makes is in it.
     """
 
     name = "probe"
@@ -42,6 +45,7 @@ class ProbeVerifier(Verifier):
 
     def __init__(self) -> None:
         self._chunk_of: dict[str, int] = {}
+        self._made_at_setup: list[int] = [1, 2, 3]
 
     def prefetch(self, records: Sequence[Record]) -> None:
         if any(r.response == "prefetch-raise" for r in records):
@@ -85,6 +89,14 @@ class ProbeVerifier(Verifier):
             with response_owned("probe work that ends"):
                 pass
             return self._run("spin")
+        if command == "frozen":
+            made_now: list[int] = [4, 5, 6]
+            tracked = gc.get_objects()
+            evidence = {
+                "setup_in_view": any(o is self._made_at_setup for o in tracked),
+                "item_in_view": any(o is made_now for o in tracked),
+            }
+            return Verdict.correct((Check("frozen", True, evidence=evidence),))
         if command == "ok":
             return Verdict.correct((Check("probe", True, evidence={"pid": os.getpid()}),))
         if command == "wrong":
