@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from probe_verifier import ProbeVerifier  # noqa: E402
 
 from assay.registry import Registry  # noqa: E402
 from assay.runner import ScoreOptions, Scorer  # noqa: E402
+from assay.worker import freeze_long_lived  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -54,5 +54,4 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     tests that decode large hostile values (tests/code/test_attacks_values.py: 163 s with the
     rest collected, 88 s frozen).
     """
-    gc.collect()
-    gc.freeze()
+    freeze_long_lived()

@@ -261,6 +261,24 @@ def test_absurd_arguments_are_the_responses_fault(text: str) -> None:
     assert any(c.name == "too_costly" and not c.passed for c in verdict.checks)
 
 
+NESTED = [
+    "cd(folder=" + "-" * 5_000 + "1)",  # the parser's recursion limit
+    "cd(folder=" + "-" * 50_000 + "1)",  # the parser's memory error
+    "cd(folder=" + "(" * 300 + "1" + ")" * 300 + ")",  # too many nested parentheses
+]
+
+
+@pytest.mark.parametrize("text", NESTED, ids=["recursion", "parser-memory", "parentheses"])
+def test_call_text_nested_past_the_parser_is_the_responses_fault(text: str) -> None:
+    # the parser gives up on it: not a call, so the turn fails (incorrect), never a masked error
+    entry = ENTRIES[0]
+    turns = copy.deepcopy(entry["ground_truth"])
+    turns[0].insert(0, text)
+    verdict = _verify(entry, turns)
+    assert verdict.status.value == "incorrect", verdict.message
+    assert verdict.score == 0.0
+
+
 def test_math_precision_does_not_leak_into_the_worker() -> None:
     # MathAPI sets mpmath.mp.dps and the decimal precision globally; both are restored
     import decimal

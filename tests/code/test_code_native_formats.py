@@ -142,6 +142,34 @@ def test_redefining_the_prompts_helpers_does_not_pay(
     assert result.status.value == "incorrect", result.verdict.message
 
 
+NESTED = {
+    "recursion": "    return " + "-" * 5_000 + "1\n",  # the parser's recursion limit
+    "parser-memory": "    return " + "-" * 200_000 + "1\n",  # the parser's memory error
+    "not-operators": "    return " + "not " * 100_000 + "1\n",
+}
+
+
+@pytest.mark.parametrize("completion", NESTED.values(), ids=NESTED.keys())
+def test_a_completion_nested_past_the_parser_is_unparsable_not_masked(
+    code_scorer: Scorer, completion: str
+) -> None:
+    # a continuation of the prompt that the parser gives up on: the response's fault
+    # (unparsable, score 0), never a masked error (it was one before the shared parse)
+    [result] = score(code_scorer, [{**PROBLEMS["HumanEval/0"], "completion": completion}])
+    assert result.status.value == "unparsable", result.verdict.message
+    assert result.score == 0.0
+    assert "nested too deeply" in (result.verdict.message or "")  # the continuation's error
+
+
+def test_a_typo_in_a_continuation_is_reported_as_the_continuations_error(
+    code_scorer: Scorer,
+) -> None:
+    completion = "    for i in range(len(numbers))\n        return True\n"  # no colon
+    [result] = score(code_scorer, [{**PROBLEMS["HumanEval/0"], "completion": completion}])
+    assert result.status.value == "unparsable"
+    assert "unexpected indent" not in (result.verdict.message or ""), result.verdict.message
+
+
 def test_a_looping_mutant_costs_one_limit_not_one_per_assert(code_scorer: Scorer) -> None:
     problem = PROBLEMS["HumanEval/0"]
     row = {**problem, "completion": "    while True:\n        pass\n", "timeout_s": 1.0}

@@ -29,7 +29,7 @@ from typing import Any
 
 from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
-from assay.verifiers.code.static import parse_module
+from assay.verifiers.code.static import parse_module, syntax_error
 
 from assay.errors import MalformedTaskError
 
@@ -264,4 +264,8 @@ def continue_prompt(code: str, response: str, prompt: str | None, entry_point: s
     if not prompt or not entry_point or defines(code, entry_point):
         return code
     joined = prompt + response
-    return joined if defines(joined, entry_point) else code
+    if defines(joined, entry_point):
+        return joined
+    if syntax_error(code) is not None and syntax_error(joined) is not None:
+        return joined  # neither parses: the continuation's own error is the one to report
+    return code
