@@ -11,7 +11,6 @@ import difflib
 import importlib
 import threading
 from dataclasses import dataclass
-from importlib import metadata
 
 from assay.errors import DuplicateVerifierError, PluginError, UnknownDomainError
 from assay.verifier import Verifier
@@ -188,6 +187,8 @@ def _load_default() -> Registry:
     With a plugin installed every built-in is imported first (as before), so a plugin's name or
     alias that clashes with a built-in is reported at load.
     """
+    from importlib import metadata  # here: a worker's registry needs no plugin discovery
+
     registry = Registry()
     builtin_specs = set(BUILTINS.values())
     plugins = [
