@@ -92,6 +92,24 @@ def test_worker_imports_only_the_domains_it_scores(
     assert json.loads(out.stdout) == [names, loaded]
 
 
+def test_a_code_worker_does_not_discover_plugins() -> None:
+    # plugin discovery (importlib.metadata, ~70 ms at every worker start) is the parent's work
+    import subprocess
+    import sys
+
+    probe = WORKER_IMPORTS.replace(
+        "print(json.dumps([names, loaded]))", "print('importlib.metadata' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, "code"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert out.stdout.strip() == "False"
+
+
 def test_worker_unknown_domain_still_suggests() -> None:
     from assay.registry import BUILTINS
     from assay.worker import worker_registry
