@@ -219,3 +219,17 @@ def test_the_shared_parse_keeps_few_trees_and_no_large_ones() -> None:
     assert len(static._parsed) <= static._PARSED_KEPT
     big = "x = 1\n" * (static._PARSED_MAX_CHARS // 6 + 1)
     assert static.parse_module(big) is not None and big not in static._parsed
+
+
+def test_the_shared_parse_is_safe_from_several_threads() -> None:
+    # in-process scoring (--workers 0, an asyncio executor) may verify from several threads
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(n: int) -> bool:
+        good = static.syntax_error(f"x = {n}\n") is None
+        bad = static.syntax_error(f"x = ({n}\n") is not None
+        return good and bad
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(one, range(4000)))
+    assert len(static._parsed) <= static._PARSED_KEPT

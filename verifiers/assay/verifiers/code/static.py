@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,7 @@ syntax, its definitions and its suspicious constructs: one parse serves all thre
 _PARSED_MAX_CHARS = 256 * 1024
 """Sources longer than this are parsed afresh each time (their trees are not kept)."""
 _parsed: dict[str, ast.Module | str] = {}
+_parsed_lock = threading.Lock()  # in-process scoring may verify from several threads
 
 
 def _parse(code: str) -> ast.Module | str:
@@ -46,9 +48,9 @@ def _parse(code: str) -> ast.Module | str:
     found = _parsed.get(code)
     if found is not None:
         return found
+    result: ast.Module | str
     try:
-        tree = compile(code, "solution.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        result: ast.Module | str = tree if isinstance(tree, ast.Module) else "not a module"
+        result = ast.parse(code, "solution.py")
     except SyntaxError as exc:
         result = f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
     except ValueError as exc:  # e.g. source code string cannot contain null bytes
@@ -56,9 +58,10 @@ def _parse(code: str) -> ast.Module | str:
     except (RecursionError, MemoryError):
         result = "invalid source: nested too deeply to parse"
     if len(code) <= _PARSED_MAX_CHARS:
-        if len(_parsed) >= _PARSED_KEPT:
-            del _parsed[next(iter(_parsed))]  # the oldest
-        _parsed[code] = result
+        with _parsed_lock:
+            while len(_parsed) >= _PARSED_KEPT:
+                del _parsed[next(iter(_parsed))]  # the oldest
+            _parsed[code] = result
     return result
 
 
