@@ -51,6 +51,29 @@ def test_all_error_exits_6_with_top_errors_and_did_you_mean(tmp_path: Path, run:
     assert "Columns: qid, domain, answer_text, reference" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("field", "guess"),
+    [
+        ("data.answer", "data.ans"),  # the right column, the wrong key inside it
+        ("dat.ans", "data.ans"),  # a typo in the column
+        ("data.meta.txt", "data.meta.text"),  # two levels down
+    ],
+)
+def test_a_missing_dotted_field_suggests_the_nested_path_that_is_there(
+    tmp_path: Path, run: Any, field: str, guess: str
+) -> None:
+    rows = [
+        {"uid": f"u{k}", "data": {"ans": f"#### {k}", "meta": {"text": "x"}}, "gold": str(k)}
+        for k in range(3)
+    ]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    proc = run("score", str(src), "-o", os.devnull, "--workers", "0", "--domain", "math",
+               "--response-field", field, "--reference-field", "gold")  # fmt: skip
+    assert proc.returncode == 6, proc.stderr
+    assert f"Did you mean --response-field {guess}?" in proc.stderr
+    assert "Columns: uid, data, gold" in proc.stderr
+
+
 def test_named_fields_on_the_command_line_score(tmp_path: Path, run: Any) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", ROWS)
     out = tmp_path / "o.jsonl"

@@ -9,7 +9,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from assay.records import RESPONSE_KEYS, RawRow
 from assay.types import Result, Status
@@ -139,16 +139,31 @@ class ColumnCounter:
         self._rows = rows
         self._most = most
         self.columns: Counter[str] = Counter()
+        self.paths: Counter[str] = Counter()
+        """Dotted paths into nested columns (``data.ans``), for a dotted field that is missing."""
 
     def __iter__(self) -> Iterator[RawRow]:
         for row in self._rows:
             if isinstance(row.data, Mapping):
-                for key in row.data:
-                    if isinstance(key, str) and (
-                        key in self.columns or len(self.columns) < self._most
-                    ):
-                        self.columns[key] += 1
+                self._count(row.data, "", self.columns)
+                for key, value in row.data.items():
+                    if isinstance(key, str) and isinstance(value, Mapping):
+                        self._nested(value, key, 2)
             yield row
+
+    def _count(self, data: Mapping[Any, Any], prefix: str, counter: Counter[str]) -> None:
+        for key in data:
+            if isinstance(key, str):
+                name = prefix + key
+                if name in counter or len(counter) < self._most:
+                    counter[name] += 1
+
+    def _nested(self, data: Mapping[Any, Any], prefix: str, depth: int) -> None:
+        self._count(data, prefix + ".", self.paths)
+        if depth > 1:
+            for key, value in data.items():
+                if isinstance(key, str) and isinstance(value, Mapping):
+                    self._nested(value, f"{prefix}.{key}", depth - 1)
 
     def hint(self, summary: Summary) -> str | None:
         """For a field missing from every record: the columns that are there, nearest first."""
@@ -158,7 +173,11 @@ class ColumnCounter:
                 continue
             missing = match.group(1)
             names = sorted(self.columns, key=lambda k: -self.columns[k])
-            close = difflib.get_close_matches(missing, names, n=3, cutoff=0.4)
+            close = []
+            if "." in missing:  # a path into a nested column: the paths that are there first
+                paths = sorted(self.paths, key=lambda k: -self.paths[k])
+                close = difflib.get_close_matches(missing, paths, n=3, cutoff=0.4)
+            close += difflib.get_close_matches(missing, names, n=3, cutoff=0.4)
             if missing == "response":
                 close += [n for n in names if n in RESPONSE_KEYS or any(w in n for w in _ANSWERISH)]
             close = list(dict.fromkeys(close))
