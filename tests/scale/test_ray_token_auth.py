@@ -8,6 +8,7 @@ client is an ``assay score`` process with its own ``HOME``, so the token it has 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -33,10 +34,29 @@ RECORDS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+_RAY_FIXED_PORTS = {8265, 52365, *range(10002, 20000)}  # Ray's defaults: dashboard, agent, workers
+
+
+def _free_ports(count: int) -> list[int]:
+    """Distinct free ports, none of them a port Ray gives one of its components by default.
+
+    All probes stay bound until every port is chosen, so no two are the same (a GCS port that
+    happened to be 52365 once failed the head: "used by other components").
+    """
+    probes: list[socket.socket] = []
+    ports: list[int] = []
+    try:
+        while len(ports) < count:
+            probe = socket.socket()
+            probes.append(probe)
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+            if port not in _RAY_FIXED_PORTS:
+                ports.append(port)
+    finally:
+        for probe in probes:
+            probe.close()
+    return ports
 
 
 def _clean_env(home: Path) -> dict[str, str]:
@@ -64,7 +84,7 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
     root = tmp_path_factory.mktemp("ray-auth")
     token = secrets.token_hex(24)
     (root / "token").write_text(token)
-    port = _free_port()
+    port, agent_port = _free_ports(2)
     env = _clean_env(root / "head-home")
     env.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(root / "token")})
     temp = f"--temp-dir={root / 't'}"
@@ -76,6 +96,8 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
             "--head",
             f"--port={port}",
             "--num-cpus=2",
+            # its own agent port: the default (52365) could clash with the GCS port chosen here
+            f"--dashboard-agent-listen-port={agent_port}",
             "--block",
             *HEAD_FLAGS,
             temp,
@@ -99,11 +121,13 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
     finally:
         # ray start --block stops what it started on SIGTERM, slowly on a loaded machine; its
         # processes share its process group, which is killed after a short grace
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # a head that failed has gone already
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=3)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
         log.close()
 
@@ -155,7 +179,7 @@ def test_refused_token_is_a_clear_error(
     ],
 )
 def test_unreachable_address_fails_in_bounded_time(address: str) -> None:
-    closed = _free_port()
+    (closed,) = _free_ports(1)
     with pytest.raises(ConfigError, match="cannot reach the Ray cluster at"):
         _init_ray(address.format(closed=closed), connect_timeout_s=2.0)
 
