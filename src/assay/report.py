@@ -145,25 +145,20 @@ class ColumnCounter:
     def __iter__(self) -> Iterator[RawRow]:
         for row in self._rows:
             if isinstance(row.data, Mapping):
-                self._count(row.data, "", self.columns)
-                for key, value in row.data.items():
-                    if isinstance(key, str) and isinstance(value, Mapping):
-                        self._nested(value, key, 2)
+                self._count(row.data, "", 2)
             yield row
 
-    def _count(self, data: Mapping[Any, Any], prefix: str, counter: Counter[str]) -> None:
-        for key in data:
-            if isinstance(key, str):
-                name = prefix + key
-                if name in counter or len(counter) < self._most:
-                    counter[name] += 1
-
-    def _nested(self, data: Mapping[Any, Any], prefix: str, depth: int) -> None:
-        self._count(data, prefix + ".", self.paths)
-        if depth > 1:
-            for key, value in data.items():
-                if isinstance(key, str) and isinstance(value, Mapping):
-                    self._nested(value, f"{prefix}.{key}", depth - 1)
+    def _count(self, data: Mapping[Any, Any], prefix: str, depth: int) -> None:
+        """Count the keys of ``data`` (columns at the top, dotted paths below), ``depth`` down."""
+        counter = self.paths if prefix else self.columns
+        for key, value in data.items():
+            if not isinstance(key, str):
+                continue
+            name = prefix + key
+            if name in counter or len(counter) < self._most:
+                counter[name] += 1
+            if depth and isinstance(value, Mapping):
+                self._count(value, name + ".", depth - 1)
 
     def hint(self, summary: Summary) -> str | None:
         """For a field missing from every record: the columns that are there, nearest first."""
