@@ -90,11 +90,14 @@ def prepare_spare(stdio: tuple[int, int, int], control_fd: int, namespace_init: 
 def _apply_run_settings(go: Mapping[str, codec.Data], limits: ChildLimits) -> None:
     """Enter the run's directory and environment, then lower the rlimits for good."""
     work_dir, env, baseline = go["work_dir"], go["env"], go["baseline"]
-    if type(work_dir) is not str or not isinstance(env, dict) or type(baseline) is not int:
+    if type(work_dir) is not str or type(baseline) is not int:
+        raise TypeError("malformed run settings")
+    if env is not None and not isinstance(env, dict):
         raise TypeError("malformed run settings")
     os.chdir(work_dir)
-    os.environ.clear()
-    os.environ.update({k: v for k, v in env.items() if type(k) is str and type(v) is str})
+    if env is not None:  # None: the run environment the template set, inherited as it is
+        os.environ.clear()
+        os.environ.update({k: v for k, v in env.items() if type(k) is str and type(v) is str})
     tempfile.tempdir = None  # re-read TMPDIR
     _set_limit(resource.RLIMIT_CORE, 0)
     _set_limit(resource.RLIMIT_NOFILE, limits.max_open_files)
@@ -108,7 +111,8 @@ def spare_main(max_frame: int) -> NoReturn:
     """Wait for the zygote's go message, apply the run's settings, and become the run.
 
     The go message names the ``kind`` (``session``, ``program`` or ``command``) and carries
-    ``work_dir``, ``env``, ``baseline`` (processes already counted against RLIMIT_NPROC),
+    ``work_dir``, ``env`` (``None``: the run environment the template set and the child
+    inherited), ``baseline`` (processes already counted against RLIMIT_NPROC),
     ``limits`` and what the kind needs (``source`` and ``path``; ``stdin_path``; ``argv``).
     """
     try:

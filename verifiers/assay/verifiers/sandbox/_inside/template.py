@@ -47,17 +47,29 @@ class SpareSetup:
         fresh_ipc: Put each run in a new IPC namespace (required where the zygote is
             namespace init; elsewhere, at the ``none`` level, tried and skipped if refused).
         run_filter: The run seccomp filter to stack once capabilities are dropped.
+        run_env: The environment of every run that asks for no other (``env`` ``None`` in
+            its go message): the template sets it on itself once, so each spare inherits
+            it and sets nothing (rewriting ``os.environ`` cost each child ~90 page faults).
     """
 
-    def __init__(self, fresh_ipc: bool, run_filter: privileges.SeccompProgram | None) -> None:
+    def __init__(
+        self,
+        fresh_ipc: bool,
+        run_filter: privileges.SeccompProgram | None,
+        run_env: dict[str, str] | None = None,
+    ) -> None:
         self.fresh_ipc = fresh_ipc
         self.run_filter = run_filter
+        self.run_env = run_env
 
 
 def _serve(
     sock: socket.socket, namespace_init: bool, max_frame: int, setup: SpareSetup
 ) -> NoReturn:
     try:
+        if setup.run_env is not None:
+            os.environ.clear()
+            os.environ.update(setup.run_env)
         while True:
             message, descriptors, _, _ = socket.recv_fds(sock, 64, 4)
             if not message:

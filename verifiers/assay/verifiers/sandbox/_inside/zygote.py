@@ -192,7 +192,7 @@ class Zygote:
     def _start(self, limits: child.ChildLimits, go: Message) -> monitor.RunChild:
         """Hand a run to the spare child (forking one if needed) and return it."""
         go["limits"] = self.current_limits
-        go.setdefault("env", self._env())
+        go.setdefault("env", None)  # the template's own: self._env(), set once (template.py)
         go["work_dir"] = self.scratch.work
         for _ in range(2):
             run = self._spare()
@@ -674,7 +674,8 @@ def main() -> None:
     zygote = Zygote(config)
     gc.collect()
     gc.freeze()
-    setup = template.SpareSetup(fresh_ipc=True, run_filter=zygote.run_filter)
+    run_env = {k: str(v) for k, v in zygote._env().items()}
+    setup = template.SpareSetup(fresh_ipc=True, run_filter=zygote.run_filter, run_env=run_env)
     zygote.template = template.Template(zygote.namespace_init, zygote.max_frame, setup)
     zygote.prepare_spare()
     ready: Message = {
