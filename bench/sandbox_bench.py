@@ -10,7 +10,10 @@ Each round measures, one after the other in the same process:
 * ``fresh pytest``: ``subprocess.run([sys.executable, "-m", "pytest", ...])`` per task, on a
   test file that checks ``add(1, 2) == 3`` (no isolation).
 
-It prints the median rate of each over the rounds and the ratios.
+It prints the median rate of each over the rounds and the ratios, and the page faults of
+each pool run child (the template's ``cminflt`` in ``/proc``: the faults of the children it
+has reaped), a figure the machine's noise does not move: most of a run's cost is the
+copy-on-write faults of its fresh fork (docs/code.md, "Measured").
 """
 
 from __future__ import annotations
@@ -38,6 +41,54 @@ def rate(task: Callable[[], None], seconds: float) -> float:
         task()
         count += 1
     return count / elapsed
+
+
+def _stat(pid: int) -> list[str] | None:
+    """Fields of ``/proc/PID/stat`` after the command name (field 3 first), or ``None``."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _zygote_code(pid: int) -> bool:
+    """A Python process of the sandbox (the zygote, its template or a run child)."""
+    try:
+        if Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap":  # its argv names the code
+            return False
+        return b"_inside.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def template_pids() -> list[int]:
+    """Host pids of the templates: sandbox processes whose parent, not grandparent, is one."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or not _zygote_code(pid := int(entry.name)):
+            continue
+        fields = _stat(pid)
+        parent = int(fields[1]) if fields else 0
+        parent_fields = _stat(parent) if _zygote_code(parent) else None
+        if parent_fields is not None and not _zygote_code(int(parent_fields[1])):
+            found.append(pid)
+    return found
+
+
+def faults_per_child(task: Callable[[], None], runs: int) -> float | None:
+    """Minor page faults per run child over ``runs`` tasks (``None`` if not measurable)."""
+    task()  # the spare of the next run is forked, and so counted, from here on
+    before = {pid: _stat(pid) for pid in template_pids()}
+    for _ in range(runs):
+        task()
+    total = 0
+    for pid, fields in before.items():
+        after = _stat(pid)
+        if fields is None or after is None:
+            return None  # the template was replaced: its children's faults are lost
+        total += int(after[8]) - int(fields[8])  # cminflt, field 11
+    return total / runs if before else None
 
 
 def main() -> None:
@@ -72,6 +123,7 @@ def main() -> None:
             ]
             subprocess.run(command, check=True, capture_output=True, cwd=work)
 
+        faults = faults_per_child(pool_task, 200)
         results: dict[str, list[float]] = {"pool": [], "fresh python": [], "fresh pytest": []}
         for _ in range(args.rounds):
             results["pool"].append(rate(pool_task, args.seconds))
@@ -86,6 +138,8 @@ def main() -> None:
         print(f"{name:>13}: {value:8.1f} tasks/s  (rounds: {rounds})")
     print(f"pool / fresh python: {medians['pool'] / medians['fresh python']:.1f}x")
     print(f"pool / fresh pytest: {medians['pool'] / medians['fresh pytest']:.1f}x")
+    shown = "not measurable (no template found)" if faults is None else f"{faults:.0f}"
+    print(f"page faults per pool run child (200 runs): {shown}")
 
 
 if __name__ == "__main__":
