@@ -27,6 +27,14 @@ import os
 def attack():
     return dict(os.environ)
 """
+SHOW_C = """
+import json, subprocess, sys
+
+def attack():  # a child process gets the C library's environment, not os.environ
+    code = "import json, os; print(json.dumps(dict(os.environ)))"
+    return json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                     text=True, check=True).stdout)
+"""
 EDIT = """
 import ctypes, os
 
@@ -73,6 +81,9 @@ def test_a_session_sees_the_documented_environment_and_no_host_variable(
     assert "hunter2" not in json.dumps(env)
     assert env["LANG"] == "C.UTF-8" and env["USER"] == "sandbox"
     assert _program_env(env_pool) == env  # programs inherit the same one
+    from_c = call(env_pool, SHOW_C)
+    assert from_c.ok, from_c
+    assert from_c.value == env
 
 
 def test_environment_edits_do_not_reach_the_next_run(env_pool: SandboxPool) -> None:
