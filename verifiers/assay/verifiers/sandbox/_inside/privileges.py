@@ -252,7 +252,7 @@ def umount_detach(path: str) -> None:
     _check(_libc.umount2(path.encode(), ctypes.c_int(_MNT_DETACH)), f"umount {path}")
 
 
-_UNSHARE = _libc.unshare  # bound once: looked up in each spare child it cost ~50 page faults
+_UNSHARE = _libc.unshare  # bound once, not made anew (a ctypes function) in each spare child
 _UNSHARE.argtypes = [ctypes.c_int]
 _UNSHARE.restype = ctypes.c_int
 
