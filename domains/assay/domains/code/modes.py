@@ -224,8 +224,10 @@ class RestartingSession:
         batch = args[0] if name == BATCH and args and isinstance(args[0], list) else None
         total_s = None
         if batch is not None:  # each call its own limit, all of them within the budget
-            total_s = min(self._run.budget.remaining(), limits.timeout_s * max(1, len(batch)))
+            allowed = args[1] if len(args) > 1 and type(args[1]) is int else len(batch)
+            total_s = min(self._run.budget.remaining(), limits.timeout_s * max(1, allowed))
             limits = replace(limits, cpu_s=math.ceil(total_s) + 1)
+            args = (batch,)  # the sandbox gets the calls; the total is the zygote's to keep
             self._close()  # a batch gets a session of its own, with its CPU share
         if self._session is not None and self._session_timeout > limits.timeout_s + 1e-3:
             self._close()  # the budget is nearly spent: the next call gets only what is left
@@ -237,7 +239,10 @@ class RestartingSession:
             outcome = self._session.call(name, args, kwargs or {}, total_s=total_s)
         if self.load is None:
             self.load = self._session.load
-        if outcome.status in (CallStatus.TIMEOUT, CallStatus.MEMORY):
+        cut = batch is not None and outcome.status is CallStatus.TIMEOUT
+        if outcome.status in (CallStatus.TIMEOUT, CallStatus.MEMORY) and not (
+            cut and outcome.stuck_call is None
+        ):  # a batch that reached its total before any call its limit was killed on no limit
             self._run.limit_kills += 1
         fault = call_fault(outcome, batch=batch is not None)
         if batch is not None and outcome.status is not CallStatus.OK:
@@ -250,6 +255,21 @@ class RestartingSession:
         if outcome.status in (CallStatus.TIMEOUT, CallStatus.CRASHED, CallStatus.MEMORY):
             self._close()
         return outcome
+
+    def restart(self, replay: list[tuple[str, tuple[Any, ...], dict[str, Any]]]) -> None:
+        """End the child; the next call goes to a fresh one, after ``replay``'s calls there.
+
+        ``RemoteFunction`` asks for this when the tests leave the order of a batch: the child
+        has run calls that live calls would not have made (the rest of a loop after a failed
+        assert), so later calls must not see what those did. The fresh child first makes the
+        calls the tests have used so far (in a batch, results unused), which leaves it as
+        live calls would have: a candidate that answers a call differently the second time
+        it is asked gains nothing from the batch.
+        """
+        self._close()
+        self._stuck = None
+        if replay and not self._finished and self._run.fault is None:
+            self.call(BATCH, (list(replay),))
 
     def _stuck_outcome(
         self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -19,6 +19,7 @@ from functools import lru_cache
 from types import CodeType
 from typing import Any
 
+from assay.verifiers.code.rehearsal import rehearsable, rehearsal_code, rehearse
 from assay.verifiers.code.remote import CallLog, RemoteFunction, Session
 from assay.verifiers.code.units import Unit
 
@@ -59,6 +60,11 @@ class _CallOrder(ast.NodeVisitor):
         if node.id in self.names and not isinstance(node.ctx, ast.Load):
             self.plain = False
 
+    def visit_Assert(self, node: ast.Assert) -> None:
+        # the message is evaluated only when the assert fails: its calls are not planned
+        # (a failing answer's message calls leave the batch, see RemoteFunction)
+        self.visit(node.test)
+
 
 def literal_calls(
     check: ast.FunctionDef, name: str, entry_point: str = ""
@@ -85,12 +91,14 @@ def _has_assert(node: ast.AST) -> bool:
 
 @dataclass(frozen=True)
 class _Compiled:
-    """A test module compiled once: its prelude, check's units, and the literal call plan."""
+    """A test module compiled once: its prelude, check's units, and the literal call plan
+    (or, when the calls are not all literal, the units' rehearsal code)."""
 
     prelude: CodeType
     parameter: str
     plan: list[tuple[tuple[Any, ...], dict[str, Any]]]
     units: list[tuple[str, CodeType | str, bool]]
+    rehearsal: tuple[CodeType | None, ...] = ()
 
 
 @lru_cache(maxsize=256)
@@ -105,19 +113,21 @@ def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
     parameter = check.args.args[0].arg
     prelude = ast.Module(body=[n for n in tree.body if n is not check], type_ignores=[])
     units: list[tuple[str, CodeType | str, bool]] = []
+    bodies: list[list[ast.stmt]] = []
     if any(_has_assert(s) for s in check.body):
         for statement in check.body:
             units.append((f"check:{statement.lineno}", _code([statement]), _has_assert(statement)))
+            bodies.append([statement])
     else:  # no assert at all: the whole check is one unit
         argument = ast.Name(parameter, ast.Load())
         call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
         units.append(("check", _code([check, ast.fix_missing_locations(call)]), True))
-    return _Compiled(
-        compile(prelude, "<tests>", "exec"),
-        parameter,
-        literal_calls(check, parameter, entry_point),
-        units,
-    )
+        bodies.append([check, call])
+    plan = literal_calls(check, parameter, entry_point)
+    rehearsal: tuple[CodeType | None, ...] = ()
+    if not plan and rehearsable(check):
+        rehearsal = tuple(rehearsal_code(body) for body in bodies)
+    return _Compiled(compile(prelude, "<tests>", "exec"), parameter, plan, units, rehearsal)
 
 
 def _code(body: list[ast.stmt]) -> CodeType | str:
@@ -164,6 +174,10 @@ def run_check(
     candidate = RemoteFunction(session, entry_point, log)
     if compiled.plan:
         candidate.prefetch(compiled.plan)
+    elif compiled.rehearsal:
+        planned = _rehearsed_calls(compiled, entry_point, prompt)
+        if planned:  # one per-call limit for the whole batch: past that, the calls run live
+            candidate.prefetch(planned, limits=1)
     namespace[compiled.parameter] = candidate
     if entry_point.isidentifier():
         namespace[entry_point] = candidate  # tests that call the entry point by its name
@@ -173,6 +187,21 @@ def run_check(
         if is_unit:
             units.append(unit)
     return units
+
+
+def _rehearsed_calls(
+    compiled: _Compiled, entry_point: str, prompt: str | None
+) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """The calls a rehearsal of check finds (:mod:`.rehearsal`), in a namespace of its own."""
+    namespace: dict[str, Any] = {"__name__": "assay_check"}
+    try:
+        if prompt:
+            exec(_compile_prompt(prompt), namespace)  # ran once already: the problem's own
+        exec(compiled.prelude, namespace)
+    except Exception:  # not rehearsed: every call goes live
+        return []
+    names = (compiled.parameter, *([entry_point] if entry_point.isidentifier() else []))
+    return rehearse(list(compiled.rehearsal), namespace, names)
 
 
 def _run(code: CodeType | str, namespace: dict[str, Any], log: CallLog, name: str) -> Unit:

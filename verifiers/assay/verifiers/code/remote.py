@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import marshal
+import math
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,13 @@ class CandidateFailure(Exception):  # noqa: N818 - reads as what happened in a t
 
 
 class Session(Protocol):
+    """A sandbox session the stand-ins call into.
+
+    One that can also ``restart(calls)`` (end its child, start a fresh one and make ``calls``
+    there, results unused) lets :meth:`RemoteFunction.prefetch` leave a batch without the
+    batch's extra calls showing in later results (``RestartingSession`` in the code domain).
+    """
+
     def call(
         self, name: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> CallOutcome: ...
@@ -366,6 +374,28 @@ def _split_outcome(raw: dict[str, Any], batch: CallOutcome, share: int) -> CallO
     )
 
 
+def _same_data(a: Any, b: Any, depth: int = 0) -> bool:
+    """``a == b`` with exact types, as the sandbox's codec tells them apart (``1``, ``True``
+    and ``1.0`` differ; a NaN equals a NaN)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is float:
+        return bool(a == b or (math.isnan(a) and math.isnan(b)))
+    if depth > 50:
+        return False
+    if kind in (list, tuple):
+        return len(a) == len(b) and all(
+            _same_data(x, y, depth + 1) for x, y in zip(a, b, strict=True)
+        )
+    if kind is dict:
+        return a.keys() == b.keys() and all(_same_data(a[k], b[k], depth + 1) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # a trusted object that cannot say: not the same call
+        return False
+
+
 class RemoteFunction:
     """Calls ``name`` of the candidate's module inside the sandbox (HumanEval's candidate)."""
 
@@ -373,17 +403,24 @@ class RemoteFunction:
         self._channel = _Channel(session, log)
         self._name = name
         self._prefetched: list[tuple[tuple[Any, ...], dict[str, Any], CallOutcome]] = []
+        self._replayed: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self.__name__ = name
 
-    def prefetch(self, calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> None:
+    def prefetch(
+        self, calls: list[tuple[tuple[Any, ...], dict[str, Any]]], limits: int | None = None
+    ) -> None:
         """Run ``calls`` in the sandbox now, in one round trip; later calls replay them in order.
 
-        A later call whose arguments differ from the next prefetched one (or any call after a
-        failed batch) goes to the sandbox live, so the results are those of live calls.
+        ``limits``: how many per-call limits the batch may take in all (default: one per
+        call); a batch that needs more ends, and its calls run live. A later call whose
+        arguments differ from the next prefetched one leaves the batch for good: the candidate
+        restarts (if the session can) with the calls replayed so far made again, so every
+        later call sees the state live calls would have left, and goes to the sandbox live.
         """
         batch = [(self._name, args, kwargs) for args, kwargs in calls]
+        request: tuple[Any, ...] = (batch,) if limits is None else (batch, limits)
         try:
-            outcome = self._channel.session.call("\x00batch", (batch,), {})
+            outcome = self._channel.session.call("\x00batch", request, {})
         except (TypeError, ValueError, ConfigError):
             return
         if outcome.status is not CallStatus.OK or type(outcome.value) is not list:
@@ -397,11 +434,20 @@ class RemoteFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._prefetched:
             want_args, want_kwargs, outcome = self._prefetched.pop(0)
-            if want_args == args and want_kwargs == kwargs:
+            if _same_data(want_args, args) and _same_data(want_kwargs, kwargs):
+                self._replayed.append((self._name, want_args, want_kwargs))
                 return self._channel.settle(outcome)
-            self._prefetched.clear()
+            self._leave_batch()
         # a plain call by name: the result must be plain data, or the call fails
         return self._channel.request(self._name, args, kwargs)
+
+    def _leave_batch(self) -> None:
+        """The tests went another way than the batch: the child ran calls they never made."""
+        self._prefetched.clear()
+        replayed, self._replayed = self._replayed, []
+        restart = getattr(self._channel.session, "restart", None)
+        if restart is not None:
+            restart(replayed)
 
     def __repr__(self) -> str:
         return f"<candidate function {self._name}>"
