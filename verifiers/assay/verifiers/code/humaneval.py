@@ -65,6 +65,9 @@ class _CallOrder(ast.NodeVisitor):
         # (a failing answer's message calls leave the batch, see RemoteFunction)
         self.visit(node.test)
 
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """Nothing inside (NodeVisitor's own handler looks for the pre-3.8 node names)."""
+
 
 def literal_calls(
     check: ast.FunctionDef, name: str, entry_point: str = ""
@@ -112,22 +115,23 @@ def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
         raise MalformedTaskError("check() must take the candidate as its first argument")
     parameter = check.args.args[0].arg
     prelude = ast.Module(body=[n for n in tree.body if n is not check], type_ignores=[])
-    units: list[tuple[str, CodeType | str, bool]] = []
-    bodies: list[list[ast.stmt]] = []
-    if any(_has_assert(s) for s in check.body):
-        for statement in check.body:
-            units.append((f"check:{statement.lineno}", _code([statement]), _has_assert(statement)))
-            bodies.append([statement])
-    else:  # no assert at all: the whole check is one unit
-        argument = ast.Name(parameter, ast.Load())
-        call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
-        units.append(("check", _code([check, ast.fix_missing_locations(call)]), True))
-        bodies.append([check, call])
+    units = [(name, _code(body), is_unit) for name, body, is_unit in _unit_bodies(check)]
     plan = literal_calls(check, parameter, entry_point)
     rehearsal: tuple[CodeType | None, ...] = ()
-    if not plan and rehearsable(check):
-        rehearsal = tuple(rehearsal_code(body) for body in bodies)
+    if not plan and rehearsable(check):  # on a tree of its own: the rehearsal guards asserts
+        again = _check_function(ast.parse(tests))
+        rehearsal = tuple(rehearsal_code(body) for _, body, _ in _unit_bodies(again))
     return _Compiled(compile(prelude, "<tests>", "exec"), parameter, plan, units, rehearsal)
+
+
+def _unit_bodies(check: ast.FunctionDef) -> list[tuple[str, list[ast.stmt], bool]]:
+    """Check's units: each top-level statement (a unit if it asserts), or, with no assert at
+    all, the whole check called as one unit."""
+    if any(_has_assert(s) for s in check.body):
+        return [(f"check:{s.lineno}", [s], _has_assert(s)) for s in check.body]
+    argument = ast.Name(check.args.args[0].arg, ast.Load())
+    call = ast.Expr(ast.Call(ast.Name("check", ast.Load()), [argument], []))
+    return [("check", [check, ast.fix_missing_locations(call)], True)]
 
 
 def _code(body: list[ast.stmt]) -> CodeType | str:

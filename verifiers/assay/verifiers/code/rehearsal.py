@@ -136,8 +136,11 @@ def rehearsable(check: ast.FunctionDef) -> bool:
 
 
 def rehearsal_code(body: list[ast.stmt]) -> CodeType | None:
-    """One unit of check's body (its statements) with the asserts guarded, compiled alone."""
-    module = ast.Module([_GuardAsserts().visit(copy.deepcopy(s)) for s in body], [])
+    """One unit of check's body (its statements) with the asserts guarded, compiled alone.
+
+    The statements are changed in place: give it a tree of its own.
+    """
+    module = ast.Module([_GuardAsserts().visit(s) for s in body], [])
     try:
         return compile(ast.fix_missing_locations(module), "<rehearsal>", "exec")
     except (SyntaxError, ValueError):
