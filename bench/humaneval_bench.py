@@ -92,9 +92,22 @@ def samples(limit: int | None) -> list[dict[str, str]]:
     return out
 
 
-def human_eval_results(rows: list[dict[str, str]]) -> tuple[list[str], float, list[float]]:
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (user, system, interrupts), from /proc.
+
+    Both harnesses are CPU-bound on a small machine, so the CPU each spends per sample is the
+    steadier figure next to wall time (a noisy VM moves both, but the ratio less).
+    """
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) / os.sysconf("SC_CLK_TCK")
+
+
+def human_eval_results(
+    rows: list[dict[str, str]],
+) -> tuple[list[str], float, list[float], float]:
     """human-eval's ``result`` of each sample (``passed``, ``timed out``, ``failed: ...``),
-    the seconds of the whole run and those of each sample (its ``check_correctness`` call).
+    the seconds of the whole run, those of each sample (its ``check_correctness`` call) and
+    the machine's busy CPU seconds during the run.
 
     Run in a fresh interpreter that imports only human-eval, as its own
     ``evaluate_functional_correctness`` runs: its harness forks the calling process per
@@ -111,7 +124,7 @@ def human_eval_results(rows: list[dict[str, str]]) -> tuple[list[str], float, li
     finally:
         os.unlink(handle.name)
     answer = json.loads(proc.stdout.splitlines()[-1])
-    return list(answer["results"]), float(answer["seconds"]), list(answer["each"])
+    return list(answer["results"]), float(answer["seconds"]), list(answer["each"]), answer["cpu"]
 
 
 def _whole_program(row: dict[str, str]) -> bool:
@@ -119,7 +132,9 @@ def _whole_program(row: dict[str, str]) -> bool:
     return not row["completion"].startswith((" ", "\t", "\n"))
 
 
-def _human_eval_here(rows: list[dict[str, str]]) -> tuple[list[str], float, list[float]]:
+def _human_eval_here(
+    rows: list[dict[str, str]],
+) -> tuple[list[str], float, list[float], float]:
     problems = read_problems()
 
     def one(row: dict[str, str]) -> tuple[str, float]:
@@ -131,15 +146,16 @@ def _human_eval_here(rows: list[dict[str, str]]) -> tuple[list[str], float, list
         result = str(check_correctness(problem, completion, LIMIT_S)["result"])
         return result, time.perf_counter() - begun
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), busy_seconds()
     with ThreadPoolExecutor(2) as pool:
         done = list(pool.map(one, rows))
-    return [r for r, _ in done], time.perf_counter() - started, [t for _, t in done]
+    seconds, cpu = time.perf_counter() - started, busy_seconds() - cpu
+    return [r for r, _ in done], seconds, [t for _, t in done], cpu
 
 
-def human_eval(rows: list[dict[str, str]]) -> tuple[list[bool], float]:
-    results, seconds, _ = human_eval_results(rows)
-    return [r == "passed" for r in results], seconds
+def human_eval(rows: list[dict[str, str]]) -> tuple[list[bool], float, float]:
+    results, seconds, _, cpu = human_eval_results(rows)
+    return [r == "passed" for r in results], seconds, cpu
 
 
 def assay(
@@ -181,9 +197,10 @@ def assay(
     return [v["status"] == "correct" for v in verdicts], seconds, reduced
 
 
-def assay_warm(rows: list[dict[str, str]]) -> tuple[list[bool], float]:
+def assay_warm(rows: list[dict[str, str]]) -> tuple[list[bool], float, float]:
     """A started scorer (2 workers, the code domain set up in each), timed like human-eval's
-    harness: its imports and start-up before the clock, the samples after it."""
+    harness: its imports and start-up before the clock, the samples after it (seconds, and
+    the machine's busy CPU seconds)."""
     from assay.records import RawRow
     from assay.runner import ScoreOptions, Scorer
 
@@ -191,10 +208,10 @@ def assay_warm(rows: list[dict[str, str]]) -> tuple[list[bool], float]:
     full = [{**problems[r["task_id"]], **r, "timeout_s": LIMIT_S} for r in rows]
     with Scorer(ScoreOptions(workers=2)) as scorer:
         list(scorer.score_rows([RawRow(n, r) for n, r in enumerate(full[:4], 1)]))  # warm both
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), busy_seconds()
         results = list(scorer.score_rows([RawRow(n, r) for n, r in enumerate(full, 1)]))
-        seconds = time.perf_counter() - started
-    return [r.status.value == "correct" for r in results], seconds
+        seconds, cpu = time.perf_counter() - started, busy_seconds() - cpu
+    return [r.status.value == "correct" for r in results], seconds, cpu
 
 
 def median(values: list[float]) -> float:
@@ -211,17 +228,18 @@ def main() -> int:
     parser.add_argument("--human-eval-only", help=argparse.SUPPRESS)  # the fresh interpreter
     args = parser.parse_args()
     if args.human_eval_only:
-        results, seconds, each = _human_eval_here(
+        results, seconds, each, cpu = _human_eval_here(
             json.loads(Path(args.human_eval_only).read_text())
         )
-        print(json.dumps({"results": results, "seconds": seconds, "each": each}))
+        print(json.dumps({"results": results, "seconds": seconds, "each": each, "cpu": cpu}))
         return 0
     rows = samples(args.limit)
     old_s = None
     rounds: list[tuple[float, float, float]] = []
+    cpu_rounds: list[tuple[float, float]] = []
     old_rounds: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
-        results, their_s, each_s = human_eval_results(rows)
+        results, their_s, each_s, _ = human_eval_results(rows)
         theirs = [r == "passed" for r in results]
         ours, our_s, isolation = assay(rows, Path(folder))
         old_root = Path(folder) / "old-tree"
@@ -236,17 +254,18 @@ def main() -> int:
                      for result, took in zip(results, each_s, strict=True)]  # fmt: skip
             finishing = [row for row, kept in zip(rows, quick, strict=True) if kept]
             for _ in range(args.repeat):
-                _, he_s = human_eval(finishing)
+                _, he_s, he_cpu = human_eval(finishing)
                 _, cli_s, _ = assay(finishing, Path(folder))
-                _, started_s = assay_warm(finishing)
+                _, started_s, started_cpu = assay_warm(finishing)
                 rounds.append((he_s, cli_s, started_s))
+                cpu_rounds.append((he_cpu, started_cpu))
                 if args.against:
                     old_rounds.append(assay(finishing, Path(folder), old_root)[1])
         finally:
             if args.against:
                 subprocess.run(["git", "worktree", "remove", "--force", str(old_root)],
                                cwd=Path(__file__).parents[1], check=False)  # fmt: skip
-    warm, warm_s = assay_warm(rows)
+    warm, warm_s, _ = assay_warm(rows)
     agree = sum(a == b for a, b in zip(theirs, ours, strict=True))
     n = len(rows)
     warm_agree = sum(a == b for a, b in zip(theirs, warm, strict=True))
@@ -285,6 +304,13 @@ def main() -> int:
         f"  throughput ratio assay / human-eval (median of the rounds' ratios): "
         f"{median([r[0] / r[1] for r in rounds]):.2f}x (start-up included), "
         f"{median([r[0] / r[2] for r in rounds]):.2f}x (started scorer)"
+    )
+    he_ms = median([1000 * h / m for h, _ in cpu_rounds])
+    started_ms = median([1000 * a / m for _, a in cpu_rounds])
+    print(
+        f"  CPU of the whole machine per sample (medians): human-eval {he_ms:.1f} ms, started "
+        f"scorer {started_ms:.1f} ms; ratio (median of the rounds' ratios) "
+        f"{median([h / a for h, a in cpu_rounds]):.2f}x"
     )
     if old_rounds:
         gains = [old / r[1] for old, r in zip(old_rounds, rounds, strict=True)]
