@@ -339,40 +339,94 @@ def test_compressed_test_cases_are_never_unpickled_as_objects(
         from_native({"public_test_cases": blob})
 
 
-FORGE = """
-import sys
-from assay.verifiers.sandbox._inside import codec, framing
+FORGE_HELPERS = """
+import ctypes, struct
 
 
-def _seq():
-    frame = sys._getframe()
-    while frame is not None:
-        request = frame.f_locals.get("request")
-        if isinstance(request, dict) and "seq" in request:
-            return request["seq"]
-        frame = frame.f_back
-    return None
+def _seq():  # the batch's request number, from the name the child gave itself for this call
+    with open("/proc/self/comm") as name:
+        head, _, tail = name.read().strip().partition(":")
+    return int(head) if tail else None  # None: a live call, not in a batch
 
+
+def _frame(seq, index):  # a progress report (seq, progress) in the codec, length-prefixed
+    def text(value):
+        return b"s" + struct.pack(">I", len(value)) + value.encode()
+    def number(value):
+        return b"i" + struct.pack(">I", 8) + value.to_bytes(8, "big", signed=True)
+    body = b"d" + struct.pack(">I", 2) + text("seq") + number(seq)
+    body += text("progress") + number(index)
+    return struct.pack(">I", len(body)) + body
+"""
+FORGE = (
+    FORGE_HELPERS
+    + """
 
 def has_close_elements(numbers, threshold):
-    for index in {indices}:  # forged progress reports, then a loop
-        framing.write_all(3, framing.pack_frame(codec.encode({{"seq": _seq(), "progress": index}})))
+    seq = _seq()
+    for index in {indices} if seq is not None else []:  # forged progress frames, then a loop
+        frame = _frame(seq, index)
+        while frame:
+            frame = frame[os.write(3, frame):]
+    while True:
+        pass
+
+import os
+"""
+)
+FORGE_NAME = (
+    FORGE_HELPERS
+    + """
+
+def has_close_elements(numbers, threshold):
+    seq = _seq()
+    libc = ctypes.CDLL(None)
+    for index in {indices} if seq is not None else []:  # forged names of the call, a loop
+        libc.prctl(15, ctypes.c_char_p(b"%d:%d" % (seq, index)), 0, 0, 0)
     while True:
         pass
 """
+)
 
 
+@pytest.mark.parametrize("forge", [FORGE, FORGE_NAME], ids=["frames", "process-name"])
 @pytest.mark.parametrize(
     "indices",
     ["[6]", "[99]", "[3, 2]"],
     ids=["last-call", "past-the-batch", "going-back"],
 )
-def test_forged_batch_progress_pays_nothing(code_scorer: Scorer, indices: str) -> None:
+def test_forged_batch_progress_pays_nothing(code_scorer: Scorer, indices: str, forge: str) -> None:
     # the candidate names another call as the one it is stuck on, or stretches the batch:
     # still the response's fault, one limit or two at most, never a masked timeout or error
-    row = {**PROBLEMS["HumanEval/0"], "completion": FORGE.format(indices=indices), "timeout_s": 1.0}
+    row = {**PROBLEMS["HumanEval/0"], "completion": forge.format(indices=indices), "timeout_s": 1.0}
     [result] = score(code_scorer, [row])
     assert (result.status.value, result.score) == ("incorrect", 0.0), result.verdict.message
+    # it ran in the sandbox (the static flags on ctypes and /proc do not stop a run), its calls
+    # ending on the limit or on the protocol violation its forging is, never on an error
+    messages = [s.message or "" for s in result.verdict.steps]
+    assert all("Error" not in m for m in messages), messages
+    assert any("no result within" in m or "protocol violation" in m for m in messages), messages
     # blamed on time, or its units failed on the frames it forged (a crash is a failed unit)
     resources = next(c for c in result.verdict.checks if c.name == "resources")
     assert resources.evidence.get("limit_kills", 0) <= 2, resources.evidence
+
+
+def test_a_call_that_loops_after_fast_ones_is_the_one_blamed(code_scorer: Scorer) -> None:
+    # the batch's calls before the loop end in microseconds, so the zygote never saw them
+    # named: it reads the name at the deadline, so the call killed is the looping one
+    tests = "def check(candidate):\n" + "".join(
+        f"    assert candidate({i}) == {i * i}\n" for i in range(5)
+    )
+    row = {
+        "id": "loops-at-3", "domain": "code",
+        "response": "def f(x):\n    while x == 3:\n        pass\n    return x * x\n",
+        "reference": {"entry_point": "f", "tests": tests, "timeout_s": 1.0},
+    }  # fmt: skip
+    [result] = score(code_scorer, [row])
+    assert result.status.value == "incorrect", result.verdict.message
+    steps = result.verdict.steps
+    assert [s.passed for s in steps] == [True, True, True, False, False], steps
+    assert "no result within" in (steps[3].message or ""), steps[3]
+    assert "not run" in (steps[4].message or ""), steps[4]
+    resources = next(c for c in result.verdict.checks if c.name == "resources" and not c.passed)
+    assert resources.evidence["limit_kills"] == 1, resources.evidence

@@ -270,12 +270,16 @@ class Zygote:
     def _await_batch(self, seq: int, calls: int, total_s: float) -> Message:
         """A batch's reply, each of its calls on its own time limit (the session's).
 
-        The child reports ``progress`` before each call; from that moment the call has the
-        session's per-call limit, and the batch as a whole at most ``total_s`` (the trusted
-        side's share of the item budget). Killed on a call's own limit, the reply names that
-        call (``stuck``): the last index reported, which only ever grows and stays below the
-        number of calls, so a forged report can neither extend the batch past ``total_s`` nor
-        move the blame off the candidate.
+        The child names the call it starts in its process name (``<seq>:<index>``, see
+        :func:`.child.call_name`); the zygote reads the name from /proc each time it wakes
+        while the batch runs (every 0.1 s, its memory poll, or at a deadline). A call has the
+        session's per-call limit from when it is first seen, so from its start plus at most
+        0.1 s, and the batch as a whole at most ``total_s`` (the trusted side's share of the
+        item budget). Killed on a call's own limit, the reply names that call (``stuck``):
+        the index named at the kill, which may only ever grow and stay below the number of
+        calls (anything else is a protocol violation), so a forged name can neither extend
+        the batch past ``total_s`` nor move the blame off the candidate. A batch of fast
+        calls wakes the zygote once, for its reply.
         """
         run, limits = self.session, self.session_limits
         if run is None or limits is None:
@@ -284,35 +288,36 @@ class Zygote:
         cap = started + max(limits.timeout_s, total_s)
         deadline, progress = started + limits.timeout_s, -1
         over = self._over(limits, run)
-        next_check = started + _MEMORY_POLL_S
         while True:
+            wake = min(deadline, cap, time.monotonic() + _MEMORY_POLL_S)
             try:
-                state = run.pump(min(deadline, cap), want_frame=True, over_memory=over)
+                state = run.pump(wake, want_frame=True)
             except framing.FrameError as exc:
                 reply = self._session_broke("crashed", f"protocol violation: {exc}")
                 reply["unusual"] = True
                 return self._with_usage(reply, run, started, cpu_before)
-            if state != "frame":
-                break
-            frame = run.next_frame()
-            index = _progress(frame, seq)
-            if index is None:  # the batch's reply
-                checked = self._checked_reply(frame, seq)
+            if state == "frame":  # the batch's reply: the only frame a batch sends
+                checked = self._checked_reply(run.next_frame(), seq)
                 if checked is None:
                     reply = self._session_broke("crashed", "protocol violation: malformed reply")
                     reply["unusual"] = True
                     return self._with_usage(reply, run, started, cpu_before)
                 return self._with_usage(checked, run, started, cpu_before)
-            if index <= progress or index >= calls:
-                reply = self._session_broke("crashed", "protocol violation: batch progress")
-                reply["unusual"] = True
-                return self._with_usage(reply, run, started, cpu_before)
-            progress, deadline = index, time.monotonic() + limits.timeout_s
-            if time.monotonic() >= next_check:  # fast calls must not starve the memory poll
-                if over():
-                    state = "memory"
-                    break
-                next_check = time.monotonic() + _MEMORY_POLL_S
+            if state != "timeout":
+                break
+            now = time.monotonic()
+            index = _call_index(run.pid, seq)
+            if index is not None and index != progress:
+                if index < progress or index >= calls:
+                    reply = self._session_broke("crashed", "protocol violation: batch progress")
+                    reply["unusual"] = True
+                    return self._with_usage(reply, run, started, cpu_before)
+                progress, deadline = index, now + limits.timeout_s
+            if now >= cap or now >= deadline:
+                break
+            if over():
+                state = "memory"
+                break
         if state == "timeout":
             reply = self._session_broke("timeout", f"no result within {limits.timeout_s} s")
             if progress >= 0 and deadline <= cap:  # the call used all of its own limit
@@ -541,16 +546,17 @@ def _seconds(value: codec.Data) -> float:
     return 0.0
 
 
-def _progress(frame: bytes | None, seq: int) -> int | None:
-    """The call index of a batch's progress frame, or ``None`` for any other frame."""
+def _call_index(pid: int, seq: int) -> int | None:
+    """The call of batch ``seq`` the run child names itself for, from /proc (``None``: none)."""
     try:
-        message = codec.decode(frame or b"")
-    except codec.DecodeError:
+        name = monitor.read_proc(f"/proc/{pid}/comm").strip()
+    except OSError:
         return None
-    if not isinstance(message, dict) or set(message) != {"seq", "progress"}:
+    head, _, tail = name.partition(b":")
+    prefix = child.call_name(seq, 0).partition(b":")[0]
+    if head != prefix or not tail.isdigit() or len(tail) > 9:
         return None
-    index = message["progress"]
-    return index if message["seq"] == seq and type(index) is int else None
+    return int(tail)
 
 
 def _program(value: codec.Data) -> privileges.SeccompProgram | None:
