@@ -354,3 +354,29 @@ def test_looping_problems_agree_with_live_calls_in_the_sandbox(
     # the loop unit fails, the literal asserts before it still pass
     units = [s.passed for s in bad.verdict.steps]
     assert units[-1] is False and (task_id == "HumanEval/38" or all(units[:-1])), units
+
+
+BACKFILL_TESTS = """
+def check(candidate):
+    assert candidate([3, 1, 2]) == [1, 2, 3]
+    assert candidate([1, 2, 3]) == [1, 2, 3]
+"""
+BACKFILL = """
+answer = []
+def f(xs):
+    # a later call's argument is an earlier call's expected answer: write it into the list
+    # returned before, which a batch encoded only at its end
+    if xs == sorted(xs):
+        answer[:] = xs
+        return list(xs)
+    return answer
+"""
+
+
+def test_a_result_cannot_be_changed_by_a_later_call_of_the_batch(scorer: Scorer) -> None:
+    reference = {"entry_point": "f", "tests": BACKFILL_TESTS, "timeout_s": 2.0}
+    row = {"id": "backfill", "domain": "code", "response": BACKFILL, "reference": reference}
+    [result] = score(scorer, [row])
+    # live, the first call returns an empty list: each result is its value when the call ended
+    assert [s.passed for s in result.verdict.steps] == [False, True], result.verdict.steps
+    assert result.status.value != "correct"

@@ -293,8 +293,12 @@ def _invoke(module: types.ModuleType, name: str, args: Any, kwargs: Any) -> obje
 
 def _batch(
     module: types.ModuleType, calls: Any, limits: ChildLimits, seq: codec.Data
-) -> list[codec.Data]:
+) -> list[bytes]:
     """Several plain calls in one request, in order; each result is reported on its own.
+
+    Each result is encoded as its call ends, as a live call's is: a value the candidate
+    changes in a later call (a list it returned and fills from a later call's arguments)
+    goes out as it was when its own call returned.
 
     Before call ``i`` starts, this process takes the name ``<seq>:<i>`` (:func:`call_name`):
     the zygote reads it from /proc whenever it wakes during the batch (its memory poll, a
@@ -303,23 +307,33 @@ def _batch(
     call is one system call and wakes nobody, so a batch of fast calls costs the zygote
     nothing until its reply.
     """
-    results: list[codec.Data] = []
+    results: list[bytes] = []
     for index, (name, args, kwargs) in enumerate(calls):
         with contextlib.suppress(OSError):
             privileges.set_name(call_name(seq, index))
         try:
             value = getattr(module, name)(*args, **kwargs)
         except BaseException as exc:
-            results.append({"status": "exception", **_exception_fields(exc, 2000)})
+            results.append(_item({"status": "exception", **_exception_fields(exc, 2000)}))
             if isinstance(exc, MemoryError | SystemExit | KeyboardInterrupt):
                 break
             continue
         try:
-            codec.encode(value, max_bytes=limits.max_value_bytes)
-            results.append({"status": "ok", "value": value})
+            results.append(
+                codec.encode(
+                    {"status": "ok", "value": value},
+                    max_bytes=limits.max_value_bytes,
+                    max_depth=codec.DEFAULT_MAX_DEPTH - 1,
+                )
+            )
         except BaseException as exc:  # not plain data (or too big / deep to encode)
-            results.append({"status": "unencodable", "emsg": type(exc).__name__})
+            results.append(_item({"status": "unencodable", "emsg": type(exc).__name__}))
     return results
+
+
+def _item(outcome: dict[str, codec.Data]) -> bytes:
+    """A batch item the child made itself (an exception's fields: strings, capped)."""
+    return codec.encode(outcome, max_depth=codec.DEFAULT_MAX_DEPTH - 1)
 
 
 def call_name(seq: codec.Data, index: int) -> bytes:
@@ -338,7 +352,7 @@ def _call(
     result: object
     try:
         if name == "\x00batch":
-            result = _batch(module, args[0], limits, request.get("seq"))
+            items = _batch(module, args[0], limits, request.get("seq"))
         else:
             result = _invoke(module, name, args, kwargs)
         handles = name.startswith("\x00") and name != "\x00batch"
@@ -347,6 +361,11 @@ def _call(
     except BaseException as exc:
         return _outcome_of(exc, limits)
     try:
+        if name == "\x00batch":  # its items were encoded as their calls ended
+            return {
+                "status": "ok",
+                "value": codec.encode_list_of(items, max_bytes=limits.max_value_bytes),
+            }
         value = codec.encode(result, max_bytes=limits.max_value_bytes, handles=handles)
         return {"status": "ok", "value": value}
     except codec.UnencodableError as exc:

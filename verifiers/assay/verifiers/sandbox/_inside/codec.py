@@ -51,6 +51,7 @@ __all__ = [
     "UnencodableError",
     "decode",
     "encode",
+    "encode_list_of",
 ]
 
 
@@ -235,6 +236,18 @@ class _Encoder:
 def _type_name(kind: type) -> str:
     name = type.__dict__["__qualname__"].__get__(kind)
     return name if type(name) is str else "?"
+
+
+def encode_list_of(items: list[bytes], *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The encoding of a list whose items were each encoded already (by :func:`encode`).
+
+    Each item must have been encoded with ``max_depth`` one less than the list's reader
+    allows, so that the list stays within it.
+    """
+    total = 5 + sum(len(item) for item in items)
+    if total > max_bytes:
+        raise UnencodableError(f"encoded value exceeds {max_bytes} bytes")
+    return b"l" + _U32.pack(len(items)) + b"".join(items)
 
 
 def decode(
