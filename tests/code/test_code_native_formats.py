@@ -340,23 +340,28 @@ def test_compressed_test_cases_are_never_unpickled_as_objects(
 
 
 FORGE_HELPERS = """
-import ctypes, struct
+import gc, os, struct
 
 
-def _seq():  # the batch's request number, from the name the child gave itself for this call
-    with open("/proc/self/comm") as name:
-        head, _, tail = name.read().strip().partition(":")
-    return int(head) if tail else None  # None: a live call, not in a batch
+def _seq():  # the request number of the call in progress, from the child's own memory
+    for found in gc.get_objects():
+        if type(found) is dict and found.get("name") == "\\x00item" and "seq" in found:
+            return found["seq"]
+    return None  # a live call, not in a batch
 
 
-def _frame(seq, index):  # a progress report (seq, progress) in the codec, length-prefixed
-    def text(value):
-        return b"s" + struct.pack(">I", len(value)) + value.encode()
-    def number(value):
-        return b"i" + struct.pack(">I", 8) + value.to_bytes(8, "big", signed=True)
-    body = b"d" + struct.pack(">I", 2) + text("seq") + number(seq)
-    body += text("progress") + number(index)
-    return struct.pack(">I", len(body)) + body
+def _text(value):
+    return b"s" + struct.pack(">I", len(value)) + value.encode()
+
+
+def _int(value):
+    return b"i" + struct.pack(">I", 8) + value.to_bytes(8, "big", signed=True)
+
+
+def _write_frame(body):
+    frame = struct.pack(">I", len(body)) + body
+    while frame:
+        frame = frame[os.write(3, frame):]
 """
 FORGE = (
     FORGE_HELPERS
@@ -364,32 +369,29 @@ FORGE = (
 
 def has_close_elements(numbers, threshold):
     seq = _seq()
-    for index in {indices} if seq is not None else []:  # forged progress frames, then a loop
-        frame = _frame(seq, index)
-        while frame:
-            frame = frame[os.write(3, frame):]
+    for index in {indices} if seq is not None else []:  # progress reports (no longer a thing)
+        _write_frame(b"d" + struct.pack(">I", 2) + _text("seq") + _int(seq)
+                     + _text("progress") + _int(index))
     while True:
         pass
-
-import os
 """
 )
-FORGE_NAME = (
+FORGE_AHEAD = (
     FORGE_HELPERS
     + """
 
 def has_close_elements(numbers, threshold):
     seq = _seq()
-    libc = ctypes.CDLL(None)
-    for index in {indices} if seq is not None else []:  # forged names of the call, a loop
-        libc.prctl(15, ctypes.c_char_p(b"%d:%d" % (seq, index)), 0, 0, 0)
+    for ahead in {indices} if seq is not None else []:  # answers to calls not sent yet
+        item = b"d" + struct.pack(">I", 2) + _text("status") + _text("ok") + _text("value") + b"T"
+        _write_frame(b"\\x00I" + struct.pack(">qB", seq + ahead, 0) + item)
     while True:
         pass
 """
 )
 
 
-@pytest.mark.parametrize("forge", [FORGE, FORGE_NAME], ids=["frames", "process-name"])
+@pytest.mark.parametrize("forge", [FORGE, FORGE_AHEAD], ids=["progress", "answers-ahead"])
 @pytest.mark.parametrize(
     "indices",
     ["[6]", "[99]", "[3, 2]"],
@@ -401,8 +403,8 @@ def test_forged_batch_progress_pays_nothing(code_scorer: Scorer, indices: str, f
     row = {**PROBLEMS["HumanEval/0"], "completion": forge.format(indices=indices), "timeout_s": 1.0}
     [result] = score(code_scorer, [row])
     assert (result.status.value, result.score) == ("incorrect", 0.0), result.verdict.message
-    # it ran in the sandbox (the static flags on ctypes and /proc do not stop a run), its calls
-    # ending on the limit or on the protocol violation its forging is, never on an error
+    # it ran in the sandbox (the static flag on gc does not stop a run), its calls ending on
+    # the limit or on the protocol violation its forging is, never on an error
     messages = [s.message or "" for s in result.verdict.steps]
     assert all("Error" not in m for m in messages), messages
     assert any("no result within" in m or "protocol violation" in m for m in messages), messages
@@ -412,8 +414,8 @@ def test_forged_batch_progress_pays_nothing(code_scorer: Scorer, indices: str, f
 
 
 def test_a_call_that_loops_after_fast_ones_is_the_one_blamed(code_scorer: Scorer) -> None:
-    # the batch's calls before the loop end in microseconds, so the zygote never saw them
-    # named: it reads the name at the deadline, so the call killed is the looping one
+    # the zygote hands the batch's calls over one at a time, on its own clock: the call
+    # killed on its limit is the looping one, not the first of the batch
     tests = "def check(candidate):\n" + "".join(
         f"    assert candidate({i}) == {i * i}\n" for i in range(5)
     )

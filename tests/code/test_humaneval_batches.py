@@ -380,3 +380,28 @@ def test_a_result_cannot_be_changed_by_a_later_call_of_the_batch(scorer: Scorer)
     # live, the first call returns an empty list: each result is its value when the call ended
     assert [s.passed for s in result.verdict.steps] == [False, True], result.verdict.steps
     assert result.status.value != "correct"
+
+
+LOOK_AHEAD = """
+import gc
+def f(xs):
+    # look for the batch's later calls in this process's memory: a sorted list among their
+    # arguments is the answer to this one
+    for found in gc.get_objects():
+        if type(found) is list and found and type(found[0]) in (list, tuple):
+            for entry in found:
+                if type(entry) in (list, tuple) and len(entry) == 3 and entry[0] == "f":
+                    for value in entry[1]:
+                        if type(value) is list and value == sorted(xs) and value != xs:
+                            return list(value)
+    return []
+"""
+
+
+def test_a_candidate_cannot_read_the_batchs_later_calls(scorer: Scorer) -> None:
+    # the zygote hands the batch over a call at a time: when the first call runs, the second
+    # call's argument (the first one's answer) is not in the candidate's process
+    reference = {"entry_point": "f", "tests": BACKFILL_TESTS, "timeout_s": 2.0}
+    row = {"id": "look-ahead", "domain": "code", "response": LOOK_AHEAD, "reference": reference}
+    [result] = score(scorer, [row])
+    assert [s.passed for s in result.verdict.steps] == [False, False], result.verdict.steps

@@ -453,13 +453,15 @@ def test_forged_values_are_refused_by_the_trusted_decoder(pool: SandboxPool, nam
 
 
 def test_forged_frames_in_a_batch_do_not_crash_the_trusted_side(pool: SandboxPool) -> None:
-    # HumanEval prefetch: the candidate answers the batch itself with fields of odd types
+    # HumanEval prefetch: the candidate answers the batch's calls itself, with items of odd
+    # types (the zygote joins the items it gets; the trusted side decodes each strictly)
     source = (
         FORGE.format(codec=CODEC, fields="{}").split("def attack")[0] + f"child = {CHILD}\n"
-        "def fake_batch(module, calls, limits):\n"
-        "    return [{'status': 'exception', 'etype': 10**5000, 'emsg': [[1]], 'ebases': 7},\n"
-        "            {'status': ['ok'], 'value': 1}, 'not a dict', {'status': 'ok', 'value': 3}]\n"
-        "child._batch = fake_batch\n"
+        "FAKE = [{'status': 'exception', 'etype': 10**5000, 'emsg': [[1]], 'ebases': 7},\n"
+        "        {'status': ['ok'], 'value': 1}, 'not a dict', {'status': 'ok', 'value': 3}]\n"
+        "def fake_item(module, name, args, kwargs, limits):\n"
+        "    return c.encode(FAKE[args[0] - 1]), False\n"
+        "child._item_call = fake_item\n"
         "def add(a, b):\n    return a + b\n"
     )
     with pool.call_session({}, source) as session:

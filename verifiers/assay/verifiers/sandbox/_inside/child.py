@@ -12,6 +12,7 @@ import marshal
 import os
 import resource
 import signal
+import struct
 import sys
 import tempfile
 import traceback
@@ -291,54 +292,51 @@ def _invoke(module: types.ModuleType, name: str, args: Any, kwargs: Any) -> obje
     raise TypeError(f"unknown request {name!r}")
 
 
-def _batch(
-    module: types.ModuleType, calls: Any, limits: ChildLimits, seq: codec.Data
-) -> list[bytes]:
-    """Several plain calls in one request, in order; each result is reported on its own.
+def _item_call(
+    module: types.ModuleType, name: str, args: Any, kwargs: Any, limits: ChildLimits
+) -> tuple[bytes, bool]:
+    """One call of a batch, which the zygote hands over a call at a time (the calls after it
+    are not in this process yet): its outcome as an encoded batch item, and whether the batch
+    must stop here (the call raised ``MemoryError``, ``SystemExit`` or ``KeyboardInterrupt``).
 
-    Each result is encoded as its call ends, as a live call's is: a value the candidate
-    changes in a later call (a list it returned and fills from a later call's arguments)
-    goes out as it was when its own call returned.
-
-    Before call ``i`` starts, this process takes the name ``<seq>:<i>`` (:func:`call_name`):
-    the zygote reads it from /proc whenever it wakes during the batch (its memory poll, a
-    deadline) and gives each call its own time limit from when it first sees it; a call
-    killed on its limit is the one named then (docs/code.md, "Blame and budget"). Naming a
-    call is one system call and wakes nobody, so a batch of fast calls costs the zygote
-    nothing until its reply.
+    The value is encoded as the call ends, as a live call's is, one level shallower than a
+    value alone, so that the zygote's list of items stays within the codec's depth.
     """
-    results: list[bytes] = []
-    for index, (name, args, kwargs) in enumerate(calls):
-        with contextlib.suppress(OSError):
-            privileges.set_name(call_name(seq, index))
-        try:
-            value = getattr(module, name)(*args, **kwargs)
-        except BaseException as exc:
-            results.append(_item({"status": "exception", **_exception_fields(exc, 2000)}))
-            if isinstance(exc, MemoryError | SystemExit | KeyboardInterrupt):
-                break
-            continue
-        try:
-            results.append(
-                codec.encode(
-                    {"status": "ok", "value": value},
-                    max_bytes=limits.max_value_bytes,
-                    max_depth=codec.DEFAULT_MAX_DEPTH - 1,
-                )
-            )
-        except BaseException as exc:  # not plain data (or too big / deep to encode)
-            results.append(_item({"status": "unencodable", "emsg": type(exc).__name__}))
-    return results
+    depth = codec.DEFAULT_MAX_DEPTH - 1
+    try:
+        value = getattr(module, name)(*args, **kwargs)
+    except BaseException as exc:
+        fields = _exception_fields(exc, 2000)
+        stop = isinstance(exc, MemoryError | SystemExit | KeyboardInterrupt)
+        return codec.encode({"status": "exception", **fields}, max_depth=depth), stop
+    try:
+        item = {"status": "ok", "value": value}
+        return codec.encode(item, max_bytes=limits.max_value_bytes, max_depth=depth), False
+    except BaseException as exc:  # not plain data (or too big / deep to encode)
+        unencodable = {"status": "unencodable", "emsg": type(exc).__name__}
+        return codec.encode(unencodable, max_depth=depth), False
 
 
-def _item(outcome: dict[str, codec.Data]) -> bytes:
-    """A batch item the child made itself (an exception's fields: strings, capped)."""
-    return codec.encode(outcome, max_depth=codec.DEFAULT_MAX_DEPTH - 1)
+ITEM_TAG = b"\x00I"
+"""How an answer to one call of a batch starts (no codec value starts with a NUL byte)."""
+ITEM_HEAD = struct.Struct(">qB")
+"""After the tag: the request's ``seq`` and whether the batch ends here (1) or goes on (0)."""
 
 
-def call_name(seq: codec.Data, index: int) -> bytes:
-    """The process name of a run child in call ``index`` of the batch request ``seq``."""
-    return b"%d:%d" % (seq % 1_000_000 if type(seq) is int else 0, index)
+def _item_answer(module: types.ModuleType, request: dict[Any, Any], limits: ChildLimits) -> bytes:
+    """The answer to one call of a batch: tag, head, then the encoded batch item."""
+    seq = request.get("seq")
+    try:
+        target, call_args, call_kwargs = request["args"]
+        if type(target) is not str or type(call_args) is not tuple:
+            raise TypeError("malformed batch call")
+        if type(call_kwargs) is not dict:
+            raise TypeError("malformed batch call")
+        item, stop = _item_call(module, target, call_args, call_kwargs, limits)
+    except BaseException as exc:
+        outcome = {"status": "exception", **_exception_fields(exc, 2000)}
+        item, stop = codec.encode(outcome, max_depth=codec.DEFAULT_MAX_DEPTH - 1), True
+    return ITEM_TAG + ITEM_HEAD.pack(seq if type(seq) is int else -1, stop) + item
 
 
 def _call(
@@ -351,21 +349,13 @@ def _call(
         raise TypeError("malformed call request")
     result: object
     try:
-        if name == "\x00batch":
-            items = _batch(module, args[0], limits, request.get("seq"))
-        else:
-            result = _invoke(module, name, args, kwargs)
-        handles = name.startswith("\x00") and name != "\x00batch"
+        result = _invoke(module, name, args, kwargs)
+        handles = name.startswith("\x00")
         if handles:
             result = _with_handles(result, limits.max_value_bytes)
     except BaseException as exc:
         return _outcome_of(exc, limits)
     try:
-        if name == "\x00batch":  # its items were encoded as their calls ended
-            return {
-                "status": "ok",
-                "value": codec.encode_list_of(items, max_bytes=limits.max_value_bytes),
-            }
         value = codec.encode(result, max_bytes=limits.max_value_bytes, handles=handles)
         return {"status": "ok", "value": value}
     except codec.UnencodableError as exc:
@@ -385,6 +375,11 @@ def serve_session(source: str, path: str, limits: ChildLimits) -> NoReturn:
             if frame is None:
                 break
             request = marshal.loads(frame)
+            if isinstance(request, dict) and request.get("name") == "\x00item":
+                answer = _item_answer(module, request, limits)
+                _flush_stdio()
+                framing.write_all(CONTROL_FD, framing.pack_frame(answer))
+                continue
             reply = _call(module, request, limits)
             _flush_stdio()
             reply["seq"] = request["seq"] if isinstance(request, dict) else None

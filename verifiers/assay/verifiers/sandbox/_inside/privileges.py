@@ -33,7 +33,6 @@ __all__ = [
 CAP_SYS_ADMIN = 21
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
-_PR_SET_NAME = 15
 _PR_CAPBSET_DROP = 24
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_NO_NEW_PRIVS = 38
@@ -92,12 +91,6 @@ def _prctl(option: int, arg2: int = 0, arg3: int = 0) -> int:
 def set_dumpable(dumpable: bool) -> None:
     """Non-dumpable processes cannot be ptraced, nor their /proc mem/environ/fd read, by peers."""
     _prctl(_PR_SET_DUMPABLE, int(dumpable))
-
-
-def set_name(name: bytes) -> None:
-    """This thread's name (``comm``, at most 15 bytes), as ``/proc/<pid>/comm`` shows it."""
-    buffer = ctypes.create_string_buffer(name[:15])
-    _prctl(_PR_SET_NAME, ctypes.addressof(buffer))
 
 
 def set_parent_death_signal(signal_number: int) -> None:

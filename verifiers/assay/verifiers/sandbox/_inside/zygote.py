@@ -251,6 +251,9 @@ class Zygote:
     def call(self, request: Message) -> Message:
         if self.session is None or self.session_limits is None:
             return {"status": "crashed", "detail": self.session_dead or "no open session"}
+        batch = _batch_calls(request)
+        if batch is not None:
+            return self._feed_batch(batch, _seconds(request.get("total_s")))
         self.seq += 1
         payload = marshal.dumps(
             {
@@ -262,66 +265,73 @@ class Zygote:
         )
         if not self.session.send(payload):
             return self._session_broke("crashed", "the session's process stopped reading calls")
-        batch = _batch_size(request)
-        if batch:
-            return self._await_batch(self.seq, batch, _seconds(request.get("total_s")))
         return self._await_reply(self.seq)
 
-    def _await_batch(self, seq: int, calls: int, total_s: float) -> Message:
-        """A batch's reply, each of its calls on its own time limit (the session's).
+    def _feed_batch(
+        self, calls: list[tuple[str, codec.Data, codec.Data]], total_s: float
+    ) -> Message:
+        """A batch's reply: its calls handed to the child one at a time, each on its own limit.
 
-        The child names the call it starts in its process name (``<seq>:<index>``, see
-        :func:`.child.call_name`); the zygote reads the name from /proc each time it wakes
-        while the batch runs (every 0.1 s, its memory poll, or at a deadline). A call has the
-        session's per-call limit from when it is first seen, so from its start plus at most
-        0.1 s, and the batch as a whole at most ``total_s`` (the trusted side's share of the
-        item budget). Killed on a call's own limit, the reply names that call (``stuck``):
-        the index named at the kill, which may only ever grow and stay below the number of
-        calls (anything else is a protocol violation), so a forged name can neither extend
-        the batch past ``total_s`` nor move the blame off the candidate. A batch of fast
-        calls wakes the zygote once, for its reply.
+        The child gets a call only when it has answered the one before, so the arguments of
+        the calls to come are never in its process (a candidate cannot read later inputs out
+        of its memory to answer an earlier call), and each call has the session's per-call
+        limit from when the zygote sent it, by the zygote's own clock. The batch as a whole
+        has at most ``total_s`` (the trusted side's share of the item budget). Killed on a
+        call's own limit, the reply names that call (``stuck``). Each answer is the child's
+        encoded batch item (its value encoded when the call ended); the reply's value is the
+        list of them, which the trusted side decodes like any value the sandbox sends.
         """
         run, limits = self.session, self.session_limits
         if run is None or limits is None:
             return {"status": "crashed", "detail": "no open session"}
         started, cpu_before = time.monotonic(), monitor.proc_cpu_seconds(run.pid)
         cap = started + max(limits.timeout_s, total_s)
-        deadline, progress = started + limits.timeout_s, -1
         over = self._over(limits, run)
-        while True:
-            wake = min(deadline, cap, time.monotonic() + _MEMORY_POLL_S)
+        next_check = started + _MEMORY_POLL_S
+        items: list[bytes] = []
+        state, stuck = "frame", None
+        for index, (name, args, kwargs) in enumerate(calls):
+            self.seq += 1
+            payload = marshal.dumps(
+                {"seq": self.seq, "name": "\x00item", "args": (name, args, kwargs), "kwargs": {}}
+            )
+            if not run.send(payload):
+                reply = self._session_broke("crashed", "the session's process stopped reading")
+                return self._with_usage(reply, run, started, cpu_before)
+            deadline = min(time.monotonic() + limits.timeout_s, cap)
             try:
-                state = run.pump(wake, want_frame=True)
+                state = run.pump(deadline, want_frame=True, over_memory=over)
             except framing.FrameError as exc:
                 reply = self._session_broke("crashed", f"protocol violation: {exc}")
                 reply["unusual"] = True
                 return self._with_usage(reply, run, started, cpu_before)
-            if state == "frame":  # the batch's reply: the only frame a batch sends
-                checked = self._checked_reply(run.next_frame(), seq)
-                if checked is None:
-                    reply = self._session_broke("crashed", "protocol violation: malformed reply")
-                    reply["unusual"] = True
-                    return self._with_usage(reply, run, started, cpu_before)
-                return self._with_usage(checked, run, started, cpu_before)
-            if state != "timeout":
+            if state != "frame":
+                stuck = index if state == "timeout" and deadline < cap else None
                 break
-            now = time.monotonic()
-            index = _call_index(run.pid, seq)
-            if index is not None and index != progress:
-                if index < progress or index >= calls:
-                    reply = self._session_broke("crashed", "protocol violation: batch progress")
-                    reply["unusual"] = True
-                    return self._with_usage(reply, run, started, cpu_before)
-                progress, deadline = index, now + limits.timeout_s
-            if now >= cap or now >= deadline:
+            answer = _item_answer(run.next_frame(), self.seq)
+            if answer is None:
+                reply = self._session_broke("crashed", "protocol violation: malformed reply")
+                reply["unusual"] = True
+                return self._with_usage(reply, run, started, cpu_before)
+            items.append(answer[0])
+            if answer[1]:
                 break
-            if over():
-                state = "memory"
-                break
-        if state == "timeout":
+            if time.monotonic() >= next_check:  # fast calls must not starve the memory poll
+                if over():
+                    state = "memory"
+                    break
+                next_check = time.monotonic() + _MEMORY_POLL_S
+        if state == "frame":
+            try:
+                value = codec.encode_list_of(items, max_bytes=limits.max_value_bytes)
+            except codec.UnencodableError as exc:
+                reply = {"status": "unencodable", "emsg": str(exc)}
+            else:
+                reply = {"status": "ok", "value": value}
+        elif state == "timeout":
             reply = self._session_broke("timeout", f"no result within {limits.timeout_s} s")
-            if progress >= 0 and deadline <= cap:  # the call used all of its own limit
-                reply["stuck"] = progress
+            if stuck is not None:  # the call used all of its own limit
+                reply["stuck"] = stuck
         elif state == "memory":
             reply = self._session_broke("memory", _TOO_MUCH_MEMORY)
         else:
@@ -532,31 +542,43 @@ class Zygote:
         raise ValueError(f"unknown op {op!r}")
 
 
-def _batch_size(request: Message) -> int:
-    """The number of calls of a ``\x00batch`` request (0 for any other call)."""
+def _item_answer(frame: bytes | None, seq: int) -> tuple[bytes, bool] | None:
+    """The child's answer to call ``seq`` of a batch: its encoded item, and whether the batch
+    ends there (``None`` for any other frame: a protocol violation)."""
+    head = len(child.ITEM_TAG) + child.ITEM_HEAD.size
+    if frame is None or len(frame) <= head or not frame.startswith(child.ITEM_TAG):
+        return None
+    answered, stop = child.ITEM_HEAD.unpack_from(frame, len(child.ITEM_TAG))
+    if answered != seq or stop not in (0, 1):
+        return None
+    return frame[head:], stop == 1
+
+
+def _batch_calls(request: Message) -> list[tuple[str, codec.Data, codec.Data]] | None:
+    """The calls of a ``\x00batch`` request, each ``(name, args, kwargs)`` (else ``None``)."""
     args = request.get("args")
-    if request.get("name") != "\x00batch" or type(args) is not tuple or not args:
-        return 0
-    return len(args[0]) if type(args[0]) is list else 0
+    if request.get("name") != "\x00batch" or not isinstance(args, tuple) or not args:
+        return None
+    planned = args[0]
+    if not isinstance(planned, list):
+        return None
+    calls: list[tuple[str, codec.Data, codec.Data]] = []
+    for entry in planned:
+        if not isinstance(entry, tuple | list) or len(entry) != 3:
+            return None
+        name, call_args, call_kwargs = entry[0], entry[1], entry[2]
+        if type(name) is not str or not isinstance(call_args, tuple | list):
+            return None
+        if not isinstance(call_kwargs, dict):
+            return None
+        calls.append((name, tuple(call_args), call_kwargs))
+    return calls
 
 
 def _seconds(value: codec.Data) -> float:
     if (type(value) is int or type(value) is float) and value > 0:
         return float(value)
     return 0.0
-
-
-def _call_index(pid: int, seq: int) -> int | None:
-    """The call of batch ``seq`` the run child names itself for, from /proc (``None``: none)."""
-    try:
-        name = monitor.read_proc(f"/proc/{pid}/comm").strip()
-    except OSError:
-        return None
-    head, _, tail = name.partition(b":")
-    prefix = child.call_name(seq, 0).partition(b":")[0]
-    if head != prefix or not tail.isdigit() or len(tail) > 9:
-        return None
-    return int(tail)
 
 
 def _program(value: codec.Data) -> privileges.SeccompProgram | None:
