@@ -20,7 +20,6 @@ __all__ = [
     "kill_all_others",
     "proc_cpu_seconds",
     "proc_peak_rss",
-    "read_proc",
     "run_memory",
     "tmpfs_used",
 ]
@@ -261,8 +260,7 @@ class RunChild:
             self.control.close()
 
 
-def read_proc(path: str) -> bytes:
-    """A /proc file's bytes (at most 64 KiB), read in one go."""
+def _read_proc(path: str) -> bytes:
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         return os.read(descriptor, 1 << 16)
@@ -273,7 +271,7 @@ def read_proc(path: str) -> bytes:
 def proc_cpu_seconds(pid: int) -> float:
     """User plus system CPU of ``pid`` and its reaped children, from /proc (0.0 if gone)."""
     try:
-        fields = read_proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        fields = _read_proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
         return sum(int(field) for field in fields[11:15]) / _CLOCK_TICKS
     except (OSError, IndexError, ValueError):
         return 0.0
@@ -282,7 +280,7 @@ def proc_cpu_seconds(pid: int) -> float:
 def proc_peak_rss(pid: int) -> int:
     """Peak resident set size of ``pid`` in bytes, from /proc (0 if gone)."""
     try:
-        status = read_proc(f"/proc/{pid}/status")
+        status = _read_proc(f"/proc/{pid}/status")
         start = status.index(b"VmHWM:")
         return int(status[start + 6 : status.index(b"kB", start)]) * 1024
     except (OSError, ValueError):
@@ -292,13 +290,13 @@ def proc_peak_rss(pid: int) -> int:
 def _memory_of(pid: int) -> int:
     """Proportional set size (shared pages split among sharers), else resident set size."""
     try:
-        rollup = read_proc(f"/proc/{pid}/smaps_rollup")
+        rollup = _read_proc(f"/proc/{pid}/smaps_rollup")
         start = rollup.index(b"\nPss:") + 5
         return int(rollup[start : rollup.index(b"kB", start)]) * 1024
     except (OSError, ValueError):
         pass
     try:
-        return int(read_proc(f"/proc/{pid}/statm").split()[1]) * _PAGE_SIZE
+        return int(_read_proc(f"/proc/{pid}/statm").split()[1]) * _PAGE_SIZE
     except (OSError, ValueError, IndexError):
         return 0
 
