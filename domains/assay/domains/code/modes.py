@@ -21,7 +21,7 @@ from assay.domains.code.task import CodeTask
 from assay.verifiers.code.compare import REL_TOL, json_equal, stdout_equal
 from assay.verifiers.code.humaneval import run_check
 from assay.verifiers.code.pytest_runner import run_pytest_file
-from assay.verifiers.code.remote import Session
+from assay.verifiers.code.remote import Session, same_data
 from assay.verifiers.code.repo import PatchedTree, read_report, runner_command
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import (
@@ -239,10 +239,11 @@ class RestartingSession:
             outcome = self._session.call(name, args, kwargs or {}, total_s=total_s)
         if self.load is None:
             self.load = self._session.load
-        cut = batch is not None and outcome.status is CallStatus.TIMEOUT
-        if outcome.status in (CallStatus.TIMEOUT, CallStatus.MEMORY) and not (
-            cut and outcome.stuck_call is None
-        ):  # a batch that reached its total before any call its limit was killed on no limit
+        # a batch that reached its total before any call reached its own limit: no limit kill
+        at_total = batch is not None and outcome.stuck_call is None
+        if outcome.status is CallStatus.MEMORY or (
+            outcome.status is CallStatus.TIMEOUT and not at_total
+        ):
             self._run.limit_kills += 1
         fault = call_fault(outcome, batch=batch is not None)
         if batch is not None and outcome.status is not CallStatus.OK:
@@ -294,8 +295,8 @@ def _same_call(planned: Any, name: str, args: tuple[Any, ...], kwargs: dict[str,
         planned_name, planned_args, planned_kwargs = planned
         return bool(
             planned_name == name
-            and tuple(planned_args) == tuple(args)
-            and dict(planned_kwargs) == kwargs
+            and same_data(tuple(planned_args), tuple(args))
+            and same_data(dict(planned_kwargs), kwargs)
         )
     except (TypeError, ValueError):
         return False

@@ -374,7 +374,7 @@ def _split_outcome(raw: dict[str, Any], batch: CallOutcome, share: int) -> CallO
     )
 
 
-def _same_data(a: Any, b: Any, depth: int = 0) -> bool:
+def same_data(a: Any, b: Any, depth: int = 0) -> bool:
     """``a == b`` with exact types, as the sandbox's codec tells them apart (``1``, ``True``
     and ``1.0`` differ; a NaN equals a NaN)."""
     kind = type(a)
@@ -386,10 +386,10 @@ def _same_data(a: Any, b: Any, depth: int = 0) -> bool:
         return False
     if kind in (list, tuple):
         return len(a) == len(b) and all(
-            _same_data(x, y, depth + 1) for x, y in zip(a, b, strict=True)
+            same_data(x, y, depth + 1) for x, y in zip(a, b, strict=True)
         )
     if kind is dict:
-        return a.keys() == b.keys() and all(_same_data(a[k], b[k], depth + 1) for k in a)
+        return a.keys() == b.keys() and all(same_data(a[k], b[k], depth + 1) for k in a)
     try:
         return bool(a == b)
     except Exception:  # a trusted object that cannot say: not the same call
@@ -434,7 +434,7 @@ class RemoteFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._prefetched:
             want_args, want_kwargs, outcome = self._prefetched.pop(0)
-            if _same_data(want_args, args) and _same_data(want_kwargs, kwargs):
+            if same_data(want_args, args) and same_data(want_kwargs, kwargs):
                 self._replayed.append((self._name, want_args, want_kwargs))
                 return self._channel.settle(outcome)
             self._leave_batch()

@@ -299,22 +299,23 @@ def _item_call(
     are not in this process yet): its outcome as an encoded batch item, and whether the batch
     must stop here (the call raised ``MemoryError``, ``SystemExit`` or ``KeyboardInterrupt``).
 
-    The value is encoded as the call ends, as a live call's is, one level shallower than a
-    value alone, so that the zygote's list of items stays within the codec's depth.
+    The value is encoded as the call ends, as a live call's is.
     """
-    depth = codec.DEFAULT_MAX_DEPTH - 1
     try:
         value = getattr(module, name)(*args, **kwargs)
     except BaseException as exc:
-        fields = _exception_fields(exc, 2000)
         stop = isinstance(exc, MemoryError | SystemExit | KeyboardInterrupt)
-        return codec.encode({"status": "exception", **fields}, max_depth=depth), stop
+        return _batch_item({"status": "exception", **_exception_fields(exc, 2000)}), stop
     try:
-        item = {"status": "ok", "value": value}
-        return codec.encode(item, max_bytes=limits.max_value_bytes, max_depth=depth), False
+        return _batch_item({"status": "ok", "value": value}, limits.max_value_bytes), False
     except BaseException as exc:  # not plain data (or too big / deep to encode)
-        unencodable = {"status": "unencodable", "emsg": type(exc).__name__}
-        return codec.encode(unencodable, max_depth=depth), False
+        return _batch_item({"status": "unencodable", "emsg": type(exc).__name__}), False
+
+
+def _batch_item(outcome: dict[str, codec.Data], max_bytes: int = codec.DEFAULT_MAX_BYTES) -> bytes:
+    """One item of a batch's list, encoded one level shallower than a value alone, so that
+    the zygote's list of items (:func:`.codec.encode_list_of`) stays within the codec's depth."""
+    return codec.encode(outcome, max_bytes=max_bytes, max_depth=codec.DEFAULT_MAX_DEPTH - 1)
 
 
 ITEM_TAG = b"\x00I"
@@ -328,14 +329,11 @@ def _item_answer(module: types.ModuleType, request: dict[Any, Any], limits: Chil
     seq = request.get("seq")
     try:
         target, call_args, call_kwargs = request["args"]
-        if type(target) is not str or type(call_args) is not tuple:
-            raise TypeError("malformed batch call")
-        if type(call_kwargs) is not dict:
+        if type(target) is not str or type(call_args) is not tuple or type(call_kwargs) is not dict:
             raise TypeError("malformed batch call")
         item, stop = _item_call(module, target, call_args, call_kwargs, limits)
     except BaseException as exc:
-        outcome = {"status": "exception", **_exception_fields(exc, 2000)}
-        item, stop = codec.encode(outcome, max_depth=codec.DEFAULT_MAX_DEPTH - 1), True
+        item, stop = _batch_item({"status": "exception", **_exception_fields(exc, 2000)}), True
     return ITEM_TAG + ITEM_HEAD.pack(seq if type(seq) is int else -1, stop) + item
 
 
