@@ -12,10 +12,12 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -87,7 +89,10 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
     port, agent_port = _free_ports(2)
     env = _clean_env(root / "head-home")
     env.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(root / "token")})
-    temp = f"--temp-dir={root / 't'}"
+    # Ray's socket paths live under its temp dir and must fit AF_UNIX's 107 bytes: a short
+    # one of its own, not the test's (under pytest-xdist that is /tmp/pytest-of-*/.../popen-gwN)
+    short = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
+    temp = f"--temp-dir={short}"
     log = (root / "head.log").open("w")
     process = subprocess.Popen(
         [
@@ -130,6 +135,7 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
         log.close()
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def _score(head: _Head, home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
