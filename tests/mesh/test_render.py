@@ -119,3 +119,41 @@ def test_both_headless_platforms_render_the_same(platform: str) -> None:
 def test_an_explicit_platform_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYOPENGL_PLATFORM", "osmesa")
     assert gl_platform() == "osmesa"
+
+
+SUBPROCESS_LOST_DISPLAY = """
+import numpy as np, trimesh
+from assay.errors import VerifierError
+from assay.verifiers.mesh.render import Renderer
+kept = Renderer(32)
+box = trimesh.creation.box((1, 1, 1))
+kept.depth(box, np.zeros(3), 3 ** 0.5, "+x")
+Renderer(32).close()  # under EGL this ends the display the kept renderer draws on
+try:
+    kept.depth(box, np.zeros(3), 3 ** 0.5, "+x")
+except VerifierError as exc:
+    print("VerifierError", str(exc).split(":")[0])
+except Exception as exc:
+    print("other", type(exc).__name__)
+"""
+
+
+def test_a_lost_gl_display_is_the_verifiers_error_not_the_meshs() -> None:
+    # The mesh checks pay 0 for whatever a library raises on the response's geometry; an EGL
+    # error says the display or context is gone, which no mesh causes: it must reach the
+    # verdict as the verifier's own failure (``error``, masked), never as the mesh's fault.
+    # A fresh interpreter: the lost display would break every renderer of this process.
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
+    out = subprocess.run(
+        [sys.executable, "-c", SUBPROCESS_LOST_DISPLAY],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "VerifierError the offscreen GL context failed", out.stdout

@@ -26,6 +26,8 @@ import numpy as np
 import trimesh
 from numpy.typing import NDArray
 
+from assay.errors import VerifierError
+
 __all__ = [
     "VIEWS",
     "Renderer",
@@ -104,8 +106,10 @@ class Renderer:
     def __init__(self, size: int = 128) -> None:
         self.platform = gl_platform()
         import pyrender
+        from OpenGL import error as gl_error
 
         self._pyrender: Any = pyrender
+        self._context_errors: tuple[type[Exception], ...] = (gl_error.EGLError,)
         self.size = size
         self._context: Any = pyrender.OffscreenRenderer(size, size)
         self.renders = 0
@@ -140,7 +144,10 @@ class Renderer:
         images = {}
         for view in views:
             scene.set_pose(node, camera_pose(center, extent, VIEWS[view]))
-            depth = self._context.render(scene, flags=pyrender.RenderFlags.DEPTH_ONLY)
+            try:
+                depth = self._context.render(scene, flags=pyrender.RenderFlags.DEPTH_ONLY)
+            except self._context_errors as exc:  # the display or context, never the mesh
+                raise VerifierError(f"the offscreen GL context failed: {exc!s:.300}") from None
             self.renders += 1
             images[view] = orthographic_depth(np.asarray(depth, dtype=np.float64), near, far)
         return images
