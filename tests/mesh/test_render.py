@@ -92,15 +92,14 @@ print(renderer.platform, int((depth > 0).sum()), float(depth.max()))
 """
 
 
-@pytest.mark.parametrize("platform", ["egl", "osmesa"])
-def test_both_headless_platforms_render_the_same(platform: str) -> None:
-    # a fresh interpreter per platform: PyOpenGL binds its platform once, at import
+def _fresh_interpreter(code: str, platform: str) -> str:
+    """What ``code`` prints in a fresh interpreter on ``platform`` (it must exit 0)."""
     import subprocess
     import sys
 
     env = {**os.environ, "PYOPENGL_PLATFORM": platform}
     out = subprocess.run(
-        [sys.executable, "-c", SUBPROCESS_RENDER],
+        [sys.executable, "-c", code],
         env=env,
         check=False,
         capture_output=True,
@@ -108,7 +107,13 @@ def test_both_headless_platforms_render_the_same(platform: str) -> None:
         timeout=120,
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    name, covered, deepest = out.stdout.split()
+    return out.stdout
+
+
+@pytest.mark.parametrize("platform", ["egl", "osmesa"])
+def test_both_headless_platforms_render_the_same(platform: str) -> None:
+    # a fresh interpreter per platform: PyOpenGL binds its platform once, at import
+    name, covered, deepest = _fresh_interpreter(SUBPROCESS_RENDER, platform).split()
     assert name == platform
     # the unit cube's face is a square of 64 / (1.5 sqrt(3)) = 24.6 pixels a side, 2 sqrt(3) - 0.5
     # away from the camera
@@ -143,17 +148,5 @@ def test_a_lost_gl_display_is_the_verifiers_error_not_the_meshs() -> None:
     # error says the display or context is gone, which no mesh causes: it must reach the
     # verdict as the verifier's own failure (``error``, masked), never as the mesh's fault.
     # A fresh interpreter: the lost display would break every renderer of this process.
-    import subprocess
-    import sys
-
-    env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
-    out = subprocess.run(
-        [sys.executable, "-c", SUBPROCESS_LOST_DISPLAY],
-        env=env,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "VerifierError the offscreen GL context failed", out.stdout
+    printed = _fresh_interpreter(SUBPROCESS_LOST_DISPLAY, "egl")
+    assert printed.strip() == "VerifierError the offscreen GL context failed", printed
