@@ -90,7 +90,7 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
     env = _clean_env(root / "head-home")
     env.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(root / "token")})
     # Ray's socket paths live under its temp dir and must fit AF_UNIX's 107 bytes: a short
-    # one of its own, not the test's (under pytest-xdist that is /tmp/pytest-of-*/.../popen-gwN)
+    # one of its own, not the test's (a deeper --basetemp, or pytest-xdist's, pushed them past)
     short = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     temp = f"--temp-dir={short}"
     log = (root / "head.log").open("w")
