@@ -109,7 +109,7 @@ class Renderer:
         from OpenGL import error as gl_error
 
         self._pyrender: Any = pyrender
-        self._context_errors: tuple[type[Exception], ...] = (gl_error.EGLError,)
+        self._egl_error: type[Exception] = gl_error.EGLError  # PyOpenGL, bound at import
         self.size = size
         self._context: Any = pyrender.OffscreenRenderer(size, size)
         self.renders = 0
@@ -146,7 +146,7 @@ class Renderer:
             scene.set_pose(node, camera_pose(center, extent, VIEWS[view]))
             try:
                 depth = self._context.render(scene, flags=pyrender.RenderFlags.DEPTH_ONLY)
-            except self._context_errors as exc:  # the display or context, never the mesh
+            except self._egl_error as exc:  # the display or context, never the mesh
                 raise VerifierError(f"the offscreen GL context failed: {exc!s:.300}") from None
             self.renders += 1
             images[view] = orthographic_depth(np.asarray(depth, dtype=np.float64), near, far)
