@@ -405,3 +405,52 @@ def test_a_candidate_cannot_read_the_batchs_later_calls(scorer: Scorer) -> None:
     row = {"id": "look-ahead", "domain": "code", "response": LOOK_AHEAD, "reference": reference}
     [result] = score(scorer, [row])
     assert [s.passed for s in result.verdict.steps] == [False, False], result.verdict.steps
+
+
+# --- slow calls: each under its own limit, together past a batch's one-limit total ---------
+
+SLOW = """
+import time
+def f(x):
+    begun = time.process_time()
+    while time.process_time() - begun < {seconds}:
+        pass
+    return x * x
+"""
+COMPUTED_CHECK = "def check(candidate):\n" + "".join(
+    f"    assert candidate(3 * {i}) == {9 * i * i}\n" for i in range(1, 6)
+)
+"""Five asserts with computed arguments: a rehearsed batch, which may take one limit in all."""
+LOOP_CHECK = (
+    "def check(candidate):\n"
+    "    for i in range(100):\n"
+    "        assert candidate(i + 1) == (i + 1) ** 2\n"
+)
+
+
+def test_slow_calls_under_their_own_limits_pass_and_run_once(scorer: Scorer) -> None:
+    # 5 calls of 0.45 s of CPU with a 1 s limit: the batch reaches its 1 s total at the third
+    # call. Each call is under its own limit, so the answer is right; the batch stops handing
+    # calls there and the tests go on live with the same process, nothing run twice (before,
+    # the batch was killed at its total and every call ran again live, whose CPU limit then
+    # blamed a right answer on time)
+    reference = {"entry_point": "f", "tests": COMPUTED_CHECK, "timeout_s": 1.0}
+    row = {"id": "slow", "domain": "code", "response": SLOW.format(seconds=0.45),
+           "reference": reference}  # fmt: skip
+    [result] = score(scorer, [row])
+    assert result.status.value == "correct", result.verdict
+    assert [s.passed for s in result.verdict.steps] == [True] * 5
+
+
+def test_many_slow_calls_are_blamed_on_time_not_run_to_the_budget(scorer: Scorer) -> None:
+    # 100 calls of 0.6 s of CPU with a 1 s limit, each under its limit: the sample's process
+    # has CPU for the batch's total and one limit more (+1 s), so it is blamed on time after a
+    # few calls, not run until the item's budget is spent, and never masked
+    reference = {"entry_point": "f", "tests": LOOP_CHECK, "timeout_s": 1.0}
+    row = {"id": "slower", "domain": "code", "response": SLOW.format(seconds=0.6),
+           "reference": reference}  # fmt: skip
+    [result] = score(scorer, [row])
+    assert result.status.value == "incorrect", result.verdict
+    resources = next(c for c in result.verdict.checks if c.name == "resources")
+    assert not resources.passed and resources.evidence["cause"] == "time", resources
+    assert resources.evidence["limit_kills"] == 1, resources.evidence

@@ -170,7 +170,9 @@ class RestartingSession:
     uses all of it (the sandbox names it, ``stuck_call``), the calls before it are re-run live
     (the kill took their results) and that call is not: when the tests reach it with the same
     arguments it fails on the batch's timeout and is blamed, so a looping call costs one
-    limit. Calls that differ from the batch's order are simply run live.
+    limit. Calls that differ from the batch's order are simply run live. A batch that used
+    its share of time (the calls each under their limit) answers the calls it made; the rest
+    run live on the same process, under the CPU limit the batch's session was opened with.
     """
 
     def __init__(self, run: Run, code: str) -> None:
@@ -222,10 +224,14 @@ class RestartingSession:
         if limits is None:
             return self._refused()
         batch = args[0] if name == BATCH and args and isinstance(args[0], list) else None
-        total_s = None
+        total_s = pause_s = None
         if batch is not None:  # each call its own limit, all of them within the budget
             allowed = args[1] if len(args) > 1 and type(args[1]) is int else len(batch)
-            total_s = min(self._run.budget.remaining(), limits.timeout_s * max(1, allowed))
+            left = self._run.budget.remaining()
+            # no call starts past the batch's share; the one in progress then has its own limit
+            pause_s = min(left, limits.timeout_s * max(1, allowed))
+            total_s = min(left, pause_s + limits.timeout_s)
+            # the calls left after a pause run live on this process, on the same CPU limit
             limits = replace(limits, cpu_s=math.ceil(total_s) + 1)
             args = (batch,)  # the sandbox gets the calls; the total is the zygote's to keep
             self._close()  # a batch gets a session of its own, with its CPU share
@@ -236,7 +242,7 @@ class RestartingSession:
         if total_s is None:
             outcome: CallOutcome = self._session.call(name, args, kwargs or {})
         else:
-            outcome = self._session.call(name, args, kwargs or {}, total_s=total_s)
+            outcome = self._session.call(name, args, kwargs or {}, total_s=total_s, pause_s=pause_s)
         if self.load is None:
             self.load = self._session.load
         # a batch that reached its total before any call reached its own limit: no limit kill

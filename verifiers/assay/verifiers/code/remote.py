@@ -412,8 +412,9 @@ class RemoteFunction:
         """Run ``calls`` in the sandbox now, in one round trip; later calls replay them in order.
 
         ``limits``: how many per-call limits the batch may take in all (default: one per
-        call); a batch that needs more ends, and its calls run live. A later call whose
-        arguments differ from the next prefetched one leaves the batch for good: the candidate
+        call); past that the batch hands no new call, and the calls left run live on the
+        same process (in the code domain's session). A later call whose arguments differ
+        from the next prefetched one leaves the batch for good: the candidate
         restarts (if the session can) with the calls replayed so far made again, so every
         later call sees the state live calls would have left, and goes to the sandbox live.
         """

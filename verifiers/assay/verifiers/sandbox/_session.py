@@ -65,12 +65,15 @@ class CallSession:
         kwargs: Mapping[str, Data] | None = None,
         *,
         total_s: float | None = None,
+        pause_s: float | None = None,
     ) -> CallOutcome:
         """Call ``solution.<name>(*args, **kwargs)`` and report the outcome.
 
         For a batch (``\x00batch``, a list of ``(name, args, kwargs)``), each call has the
         session's time limit from its own start and the batch at most ``total_s`` seconds;
-        a batch killed on one call's limit names it in ``stuck_call``.
+        a batch killed on one call's limit names it in ``stuck_call``. After ``pause_s``
+        seconds no further call of the batch starts: its value lists the calls answered so
+        far, and the session stays open for the rest to be called live.
 
         Never raises because of candidate behaviour. After a timeout or crash every later call
         returns ``crashed`` at once. Names starting with NUL are the stand-ins' protocol
@@ -89,6 +92,8 @@ class CallSession:
         wait = self._limits.timeout_s + GRACE_S
         if total_s is not None and name == "\x00batch":
             request["total_s"] = float(total_s)
+            if pause_s is not None:
+                request["pause_s"] = float(pause_s)
             wait = max(self._limits.timeout_s, total_s) + GRACE_S
         try:  # encoded once: the plain-data check is the frame that goes out
             encoded = codec.encode(request, max_bytes=self._limits.max_value_bytes)

@@ -33,6 +33,7 @@ import fcntl
 import gc
 import importlib
 import marshal
+import math
 import os
 import signal
 import socket
@@ -253,7 +254,8 @@ class Zygote:
             return {"status": "crashed", "detail": self.session_dead or "no open session"}
         batch = _batch_calls(request)
         if batch is not None:
-            return self._feed_batch(batch, _seconds(request.get("total_s")))
+            total_s, pause_s = _seconds(request.get("total_s")), _seconds(request.get("pause_s"))
+            return self._feed_batch(batch, total_s, pause_s)
         self.seq += 1
         payload = marshal.dumps(
             {
@@ -268,7 +270,7 @@ class Zygote:
         return self._await_reply(self.seq)
 
     def _feed_batch(
-        self, calls: list[tuple[str, codec.Data, codec.Data]], total_s: float
+        self, calls: list[tuple[str, codec.Data, codec.Data]], total_s: float, pause_s: float
     ) -> Message:
         """A batch's reply: its calls handed to the child one at a time, each on its own limit.
 
@@ -276,7 +278,10 @@ class Zygote:
         the calls to come are never in its process (a candidate cannot read later inputs out
         of its memory to answer an earlier call), and each call has the session's per-call
         limit from when the zygote sent it, by the zygote's own clock. The batch as a whole
-        has at most ``total_s`` (the trusted side's share of the item budget). Killed on a
+        has at most ``total_s`` (the trusted side's share of the item budget). Once ``pause_s``
+        has passed no further call is handed over: the reply holds the answers so far and the
+        session stays open, so the calls left run live on the same process (the call in
+        progress then ends on its own limit, as a live call would). Killed on a
         call's own limit, the reply names that call (``stuck``). Each answer is the child's
         encoded batch item (its value encoded when the call ended); the reply's value is the
         list of them, which the trusted side decodes like any value the sandbox sends.
@@ -286,11 +291,14 @@ class Zygote:
             return {"status": "crashed", "detail": "no open session"}
         started, cpu_before = time.monotonic(), monitor.proc_cpu_seconds(run.pid)
         cap = started + max(limits.timeout_s, total_s)
+        pause = started + pause_s if pause_s > 0 else math.inf
         over = self._over(limits, run)
         next_check = started + _MEMORY_POLL_S
         items: list[bytes] = []
         state, stuck = "frame", None
         for index, (name, args, kwargs) in enumerate(calls):
+            if index and time.monotonic() >= pause:
+                break  # the rest of the batch runs live, on this process
             self.seq += 1
             payload = marshal.dumps(
                 {"seq": self.seq, "name": "\x00item", "args": (name, args, kwargs), "kwargs": {}}
