@@ -418,9 +418,9 @@ def f(x):
     return x * x
 """
 COMPUTED_CHECK = "def check(candidate):\n" + "".join(
-    f"    assert candidate(3 * {i}) == {9 * i * i}\n" for i in range(1, 6)
+    f"    assert candidate(3 * {i}) == {9 * i * i}\n" for i in range(1, 8)
 )
-"""Five asserts with computed arguments: a rehearsed batch, which may take one limit in all."""
+"""Seven asserts with computed arguments: a rehearsed batch, which may take one limit in all."""
 LOOP_CHECK = (
     "def check(candidate):\n"
     "    for i in range(100):\n"
@@ -428,28 +428,29 @@ LOOP_CHECK = (
 )
 
 
+def slow_row(tests: str, seconds: float) -> dict[str, Any]:
+    """A right answer whose every call burns ``seconds`` of CPU, under a 1 s limit a call."""
+    reference = {"entry_point": "f", "tests": tests, "timeout_s": 1.0}
+    return {"id": f"slow-{seconds}", "domain": "code", "response": SLOW.format(seconds=seconds),
+            "reference": reference}  # fmt: skip
+
+
 def test_slow_calls_under_their_own_limits_pass_and_run_once(scorer: Scorer) -> None:
-    # 5 calls of 0.45 s of CPU with a 1 s limit: the batch reaches its 1 s total at the third
+    # 7 calls of 0.35 s of CPU with a 1 s limit: the batch reaches its 1 s share at the third
     # call. Each call is under its own limit, so the answer is right; the batch stops handing
     # calls there and the tests go on live with the same process, nothing run twice (before,
     # the batch was killed at its total and every call ran again live, whose CPU limit then
     # blamed a right answer on time)
-    reference = {"entry_point": "f", "tests": COMPUTED_CHECK, "timeout_s": 1.0}
-    row = {"id": "slow", "domain": "code", "response": SLOW.format(seconds=0.45),
-           "reference": reference}  # fmt: skip
-    [result] = score(scorer, [row])
+    [result] = score(scorer, [slow_row(COMPUTED_CHECK, seconds=0.35)])
     assert result.status.value == "correct", result.verdict
-    assert [s.passed for s in result.verdict.steps] == [True] * 5
+    assert [s.passed for s in result.verdict.steps] == [True] * 7
 
 
 def test_many_slow_calls_are_blamed_on_time_not_run_to_the_budget(scorer: Scorer) -> None:
     # 100 calls of 0.6 s of CPU with a 1 s limit, each under its limit: the sample's process
     # has CPU for the batch's total and one limit more (+1 s), so it is blamed on time after a
     # few calls, not run until the item's budget is spent, and never masked
-    reference = {"entry_point": "f", "tests": LOOP_CHECK, "timeout_s": 1.0}
-    row = {"id": "slower", "domain": "code", "response": SLOW.format(seconds=0.6),
-           "reference": reference}  # fmt: skip
-    [result] = score(scorer, [row])
+    [result] = score(scorer, [slow_row(LOOP_CHECK, seconds=0.6)])
     assert result.status.value == "incorrect", result.verdict
     resources = next(c for c in result.verdict.checks if c.name == "resources")
     assert not resources.passed and resources.evidence["cause"] == "time", resources
