@@ -239,10 +239,9 @@ class RestartingSession:
             self._close()  # the budget is nearly spent: the next call gets only what is left
         if self._session is None:
             self._open(limits)
-        if total_s is None:
-            outcome: CallOutcome = self._session.call(name, args, kwargs or {})
-        else:
-            outcome = self._session.call(name, args, kwargs or {}, total_s=total_s, pause_s=pause_s)
+        outcome: CallOutcome = self._session.call(
+            name, args, kwargs or {}, total_s=total_s, pause_s=pause_s
+        )
         if self.load is None:
             self.load = self._session.load
         # a batch that reached its total before any call reached its own limit: no limit kill
