@@ -432,3 +432,59 @@ def test_a_call_that_loops_after_fast_ones_is_the_one_blamed(code_scorer: Scorer
     assert "not run" in (steps[4].message or ""), steps[4]
     resources = next(c for c in result.verdict.checks if c.name == "resources" and not c.passed)
     assert resources.evidence["limit_kills"] == 1, resources.evidence
+
+
+PROMPT = (
+    "from typing import List\n\n\n"
+    "def helper(x: int) -> int:\n    return x + 1\n\n\n"
+    "@staticmethod\ndef decorated() -> None:\n    pass\n\n\n"
+    'def entry(xs: List[int]) -> int:\n    """Doc."""\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        (
+            "def entry(xs):\n    return 0\n",
+            ["from typing import List", "def helper", "@staticmethod"],
+        ),
+        ("def helper(x):\n    return x\ndef entry(xs):\n    return 0\n", ["List", "@staticmethod"]),
+        (PROMPT + "    return 0\n", []),  # a continuation holds the whole prompt already
+        ("def entry(:\n", ["from typing import List", "def helper"]),
+    ],
+    ids=["whole-function", "own-helper", "continuation", "unparsable-answer"],
+)
+def test_prompt_preamble_keeps_what_the_answer_lacks(code: str, kept: list[str]) -> None:
+    preamble = formats.prompt_preamble(PROMPT, "entry", code)
+    for text in kept:
+        assert text in preamble
+    assert "def entry" not in preamble
+    if not kept:
+        assert preamble == ""
+    if "def helper" not in kept and kept:
+        assert "def helper" not in preamble
+
+
+@pytest.mark.parametrize(
+    ("code", "first_lines"),
+    [
+        ("def f():\n    pass\n", ["import math", "", "", "def f():"]),
+        ('"""Doc."""\nfrom __future__ import annotations\nx = 1\n',
+         ['"""Doc."""', "from __future__ import annotations", "import math"]),
+        ("from __future__ import (\n    annotations,\n)\nx = 1\n",
+         ["from __future__ import (", "    annotations,", ")", "import math"]),
+    ],
+    ids=["plain", "docstring-and-future", "parenthesised-future"],
+)  # fmt: skip
+def test_with_preamble_goes_after_docstring_and_future_imports(
+    code: str, first_lines: list[str]
+) -> None:
+    joined = formats.with_preamble(code, "import math")
+    assert joined.splitlines()[: len(first_lines)] == first_lines
+    compile(joined, "<answer>", "exec", dont_inherit=True)  # still a valid module
+
+
+def test_with_preamble_leaves_unparsable_code_for_the_run_to_report() -> None:
+    assert formats.with_preamble("def f(:\n", "import math") == "def f(:\n"
+    assert formats.with_preamble("x = 1\n", "  \n") == "x = 1\n"

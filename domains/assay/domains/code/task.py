@@ -49,6 +49,9 @@ class CodeTask:
         prompt: ``tests`` mode: the problem's prompt (trusted); its helpers are visible to the
             tests, and a completion that does not define the entry point continues it.
         harness: Trusted code appended to the candidate's (LiveCodeBench's ``Solution`` shim).
+        preamble: Trusted code put above the candidate's, in its module or program: the names
+            a benchmark's own harness gives every answer (MBPP's test imports and setup code,
+            LiveCodeBench's import string). A ``tests`` prompt adds its own definitions too.
         language: ``python`` or a name in :data:`assay.domains.code.languages.LANGUAGES`.
         compile_timeout_s: Wall-clock limit of the compile step (not per unit).
         compile_memory_mb: Memory cap of the compile step.
@@ -70,6 +73,7 @@ class CodeTask:
     static_analysis: bool = True
     prompt: str | None = None
     harness: str = ""
+    preamble: str = ""
     language: str = "python"
     compile_timeout_s: float = COMPILE_TIMEOUT_S
     compile_memory_mb: int = COMPILE_MEMORY_MB
@@ -153,6 +157,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         else _number(reference, "float_tolerance", 0.0),
         prompt=_optional_text(reference, "prompt") if mode == "tests" else None,
         harness=_optional_text(reference, "harness") or "",
+        preamble=_optional_text(reference, "preamble") or "",
         language=language,
         compile_timeout_s=_number(reference, "compile_timeout_s", COMPILE_TIMEOUT_S, low=1.0),
         compile_memory_mb=int(_number(reference, "compile_memory_mb", COMPILE_MEMORY_MB, low=256)),

@@ -121,7 +121,9 @@ def _compile_tests(tests: str, entry_point: str = "") -> _Compiled:
     if not plan and rehearsable(check):  # on a tree of its own: the rehearsal guards asserts
         again = _check_function(ast.parse(tests))
         rehearsal = tuple(rehearsal_code(body) for _, body, _ in _unit_bodies(again))
-    return _Compiled(compile(prelude, "<tests>", "exec"), parameter, plan, units, rehearsal)
+    return _Compiled(
+        compile(prelude, "<tests>", "exec", dont_inherit=True), parameter, plan, units, rehearsal
+    )
 
 
 def _unit_bodies(check: ast.FunctionDef) -> list[tuple[str, list[ast.stmt], bool]]:
@@ -138,7 +140,7 @@ def _code(body: list[ast.stmt]) -> CodeType | str:
     """Statements (with their source locations) compiled as a module of their own."""
     module = ast.Module(body=body, type_ignores=[])
     try:
-        return compile(module, "<tests>", "exec")
+        return compile(module, "<tests>", "exec", dont_inherit=True)
     except SyntaxError as exc:  # e.g. `return` at the top of check's body
         return f"cannot run this test statement on its own: {exc.msg}"
 
@@ -146,7 +148,7 @@ def _code(body: list[ast.stmt]) -> CodeType | str:
 @lru_cache(maxsize=256)
 def _compile_prompt(prompt: str) -> CodeType:
     try:
-        return compile(prompt, "<prompt>", "exec")
+        return compile(prompt, "<prompt>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise MalformedTaskError(f"the prompt does not compile on its own: {exc}") from exc
 

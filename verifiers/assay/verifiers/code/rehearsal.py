@@ -142,7 +142,7 @@ def rehearsal_code(body: list[ast.stmt]) -> CodeType | None:
     """
     module = ast.Module([_GuardAsserts().visit(s) for s in body], [])
     try:
-        return compile(ast.fix_missing_locations(module), "<rehearsal>", "exec")
+        return compile(ast.fix_missing_locations(module), "<rehearsal>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
 

@@ -196,8 +196,8 @@ def _load_module(
     module.__file__ = path
     sys.modules["solution"] = module
     sys.path.insert(0, os.path.dirname(path))
-    try:
-        exec(compile(source, path, "exec"), module.__dict__)
+    try:  # dont_inherit: as CPython runs a module, none of this file's __future__ flags
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
     except BaseException as exc:
         return module, _outcome_of(exc, limits)
     return module, {"status": "ok"}
@@ -414,7 +414,7 @@ def run_program(source: str, path: str) -> NoReturn:
         sys.modules["__main__"] = module
         sys.argv = [path]
         sys.path.insert(0, os.path.dirname(path))
-        exec(compile(source, path, "exec"), module.__dict__)
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
         code = 0
     except SystemExit as exc:
         code = _exit_code(exc)
