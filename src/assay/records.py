@@ -38,6 +38,8 @@ NATIVE_TASK_KEYS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"public_test_cases"}), "code"),  # LiveCodeBench
     (frozenset({"private_test_cases"}), "code"),
     (frozenset({"instance_id", "base_commit"}), "code"),  # SWE-bench
+    (frozenset({"input_output"}), "code"),  # APPS, TACO
+    (frozenset({"public_tests", "private_tests"}), "code"),  # CodeContests
 )
 """Rows with these columns and no reference are benchmark tasks: the columns are the reference."""
 _NOT_REFERENCE = frozenset({"id", "domain", "group", "meta", "steps", "data_source"})

@@ -226,3 +226,19 @@ def test_the_first_element_of_a_longer_expected_list_is_not_the_answer(scorer: S
     assert verl_label(row, first)  # verl pays it
     [result] = score(scorer, [verl_row("taco", row, first)])
     assert result.status.value == "incorrect", result.verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [("from collections import defaultdict\n" + STDIN_GROUPS, "correct"),
+     (STDIN_GROUPS, "incorrect")],  # DeepMind's harness runs the program as it is: no imports
+    ids=["own-import", "no-import-string"],
+)  # fmt: skip
+def test_codecontests_rows_as_published(scorer: Scorer, code: str, status: str) -> None:
+    tests = STDIN_ROWS["groups"]
+    row = {"name": "1500_A. Groups", "description": "Count the teams.",
+           "public_tests": {"input": tests["inputs"][:1], "output": tests["outputs"][:1]},
+           "private_tests": {"input": tests["inputs"][1:], "output": tests["outputs"][1:]},
+           "generated_tests": {"input": [], "output": []}, "response": FENCE.format(code)}  # fmt: skip
+    [result] = score(scorer, [row])
+    assert result.status.value == status, result.verdict.message

@@ -169,12 +169,15 @@ def run_calls(
         fault = fault_of(outcome, output_is_answer=False)
         if fault is not None:
             run.blame(*fault, unit=name)
-        units.append(_call_unit(index, outcome, case["expected"], rel_tol))
+        units.append(_call_unit(index, outcome, case, rel_tol))
     return units
 
 
-def _call_unit(index: int, outcome: CommandOutcome, expected: Any, rel_tol: float) -> Unit:
+def _call_unit(
+    index: int, outcome: CommandOutcome, case: Mapping[str, Any], rel_tol: float
+) -> Unit:
     usage = outcome.usage
+    expected = case["expected"]
     raw = outcome.collected.get(RESULT_FILE)
     result: Any = None
     if raw is not None and RESULT_FILE not in outcome.collected_truncated:
@@ -184,7 +187,10 @@ def _call_unit(index: int, outcome: CommandOutcome, expected: Any, rel_tol: floa
             result = None
     status = result.get("status") if isinstance(result, dict) else None
     if status == "ok" and isinstance(result, dict):
-        passed = json_equal(result.get("value"), expected, rel_tol)
+        passed = any(
+            json_equal(result.get("value"), value, rel_tol)
+            for value in (expected, *case.get("also_expected", ()))
+        )
         message = (
             "" if passed else f"returned {_short(result.get('value'))}, expected {_short(expected)}"
         )

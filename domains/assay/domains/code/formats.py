@@ -166,9 +166,24 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
          "expected": _json(_lcb_text(c, "output"))}
         for c in cases
     ]  # fmt: skip
+    return {**_options(reference), "test_cases": test_cases, **solution_call(name, reference)}
+
+
+def _python(reference: Mapping[str, Any]) -> bool:
     language = reference.get("language")
-    if isinstance(language, str) and canonical(language) != "python":  # a plain call: no shim
-        return {**_options(reference), "test_cases": test_cases, "entry_point": name}
+    return not isinstance(language, str) or canonical(language) == "python"
+
+
+def _lcb_preamble(reference: Mapping[str, Any]) -> dict[str, str]:
+    return {"preamble": LCB_IMPORTS} if _python(reference) else {}
+
+
+def solution_call(name: str, reference: Mapping[str, Any]) -> dict[str, str]:
+    """How LiveCodeBench's and APPS's harnesses call a Python answer: ``Solution().<name>``
+    when it defines a LeetCode-style ``Solution`` class, else its function ``name``, under
+    :data:`LCB_IMPORTS`. Another language's answer is a plain call of ``name``."""
+    if not _python(reference):
+        return {"entry_point": name}
     harness = (
         f"\n\ndef {LCB_ENTRY}(*args):\n"
         f"    solution = globals().get('Solution')\n"
@@ -176,14 +191,7 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
         f"        return getattr(solution(), {name!r})(*args)\n"
         f"    return globals()[{name!r}](*args)\n"
     )
-    return {**_options(reference), "test_cases": test_cases, "entry_point": LCB_ENTRY,
-            "harness": harness, "preamble": LCB_IMPORTS}  # fmt: skip
-
-
-def _lcb_preamble(reference: Mapping[str, Any]) -> dict[str, str]:
-    language = reference.get("language")
-    python = not isinstance(language, str) or canonical(language) == "python"
-    return {"preamble": LCB_IMPORTS} if python else {}
+    return {"entry_point": LCB_ENTRY, "harness": harness, "preamble": LCB_IMPORTS}
 
 
 def _lcb_text(case: Mapping[str, Any], key: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -324,10 +324,14 @@ def session_for(run: Run, code: str) -> Iterator[Session]:
         yield session
 
 
-def _call_unit(index: int, outcome: CallOutcome, expected: Any, rel_tol: float) -> Unit:
+def _call_unit(index: int, outcome: CallOutcome, case: Mapping[str, Any], rel_tol: float) -> Unit:
     usage = outcome.usage
+    expected = case["expected"]
     if outcome.status is CallStatus.OK:
-        passed = json_equal(outcome.value, expected, rel_tol)
+        passed = any(
+            json_equal(outcome.value, value, rel_tol)
+            for value in (expected, *case.get("also_expected", ()))
+        )
         message = "" if passed else f"returned {_short(outcome.value)}, expected {_short(expected)}"
     elif outcome.status is CallStatus.EXCEPTION:
         passed, message = False, f"raised {outcome.exception_type}: {outcome.exception_message}"
@@ -365,7 +369,7 @@ def run_test_cases(run: Run, code: str) -> list[Unit]:
                 continue
             args = tuple(case.get("args", []))
             outcome = session.call(entry, args, dict(case.get("kwargs", {})))
-            units.append(_call_unit(index, outcome, case["expected"], rel_tol))
+            units.append(_call_unit(index, outcome, case, rel_tol))
     return units
 
 

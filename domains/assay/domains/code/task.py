@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Mapping
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.domains.code.contest import from_contest_formats
-from assay.domains.code.formats import from_native
+from assay.domains.code.formats import LCB_IMPORTS, from_native, solution_call
 from assay.domains.code.languages import (
     COMPILE_MEMORY_MB,
     COMPILE_TIMEOUT_S,
@@ -22,6 +23,7 @@ from assay.domains.code.swebench import checkout_tree
 from assay.domains.code.terminal import parse_terminal
 
 from assay.errors import MalformedTaskError
+from assay.safejson import loads as json_loads
 
 MODES = ("tests", "test_cases", "stdio", "pytest", "repo", "terminal")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
@@ -209,8 +211,12 @@ def _check_language_mode(language: str, mode: str, entry_point: Any) -> None:
 def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     """APPS / TACO / verl-code ground truth (``inputs``, ``outputs``, ``fn_name``) in our modes.
 
-    With ``fn_name`` each input is the argument list of a call (call-based); without it each
-    input is a program's stdin and each output its expected stdout.
+    Read as verl's ``prime_code`` harness (APPS's, as LiveCodeBench and PRIME carry it) runs
+    it. With ``fn_name`` each input is the argument list of a call (call-based): a list as APPS
+    gives it, or text with one JSON argument a line as PRIME and LiveCodeBench write it (its
+    output JSON text too); a Python answer is called as ``Solution().<fn_name>`` when it has a
+    ``Solution`` class. Without ``fn_name`` each input is a program's stdin and each output its
+    expected stdout. Python answers run under the harness's import string either way.
     """
     if not any(k in reference for k in ("inputs", "outputs")) or any(k in reference for k in MODES):
         return reference
@@ -220,21 +226,38 @@ def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     converted = {k: v for k, v in reference.items() if k not in ("inputs", "outputs", "fn_name")}
     name = reference.get("fn_name")
     if isinstance(name, str) and name:
-        converted["entry_point"] = name
-        converted["test_cases"] = [
-            {"args": args if isinstance(args, list) else [args], "expected": _unwrap_single(out)}
-            for args, out in zip(inputs, outputs, strict=True)
-        ]
+        converted |= solution_call(name, reference)
+        converted["test_cases"] = [_apps_call(i, o) for i, o in zip(inputs, outputs, strict=True)]
     else:
         converted["stdio"] = [
             {"stdin": _text(i), "stdout": _text(o)} for i, o in zip(inputs, outputs, strict=True)
         ]
+        if _language(reference.get("language", "python")) == "python":
+            converted.setdefault("preamble", LCB_IMPORTS)
     return converted
 
 
-def _unwrap_single(value: Any) -> Any:
-    """APPS wraps call-based outputs in a one-element list."""
-    return value[0] if isinstance(value, list) and len(value) == 1 else value
+def _apps_call(given: Any, output: Any) -> dict[str, Any]:
+    """One call-based case. APPS wraps each output in a one-element list, and its harness
+    accepts the output or that list's item, so both are expected; a longer list is not
+    unwrapped (verl's harness would also take its first element: that pays a wrong answer)."""
+    args = _json_lines(given) if isinstance(given, str) else None
+    if args is None:
+        args = given if isinstance(given, list) else [given]
+    elif isinstance(output, str):
+        with contextlib.suppress(ValueError):  # text that is not JSON is the expected string
+            output = json_loads(output)
+    if isinstance(output, list) and len(output) == 1:
+        return {"args": args, "expected": output[0], "also_expected": [output]}
+    return {"args": args, "expected": output}
+
+
+def _json_lines(text: str) -> list[Any] | None:
+    """Arguments written one JSON value a line, or ``None`` when a line is not JSON."""
+    try:
+        return [json_loads(line) for line in text.split("\n") if line.strip()]
+    except ValueError:
+        return None
 
 
 def _text(value: Any) -> str:
@@ -254,6 +277,8 @@ def _spec(mode: str, value: Any, repo_base: Path) -> Any:
         for case in value:
             if "expected" not in case:
                 raise MalformedTaskError("every test case needs an 'expected' value")
+            if not isinstance(case.get("also_expected", []), list):
+                raise MalformedTaskError("a test case's also_expected must be a list of values")
             if not isinstance(case.get("args", []), list) or not isinstance(
                 case.get("kwargs", {}), Mapping
             ):
