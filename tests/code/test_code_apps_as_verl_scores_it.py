@@ -18,15 +18,13 @@ difference is said in the case.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from scoring import score
 from verl.utils.reward_score.prime_code.utils import check_correctness
 
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-from assay.types import Result
+from assay.runner import Scorer
 
 FENCE = "Here is my solution.\n\n```python\n{}```\n\nIt runs in linear time.\n"
 
@@ -148,16 +146,6 @@ STDIN_CASES = [("groups", STDIN_GROUPS, True), ("extremes", STDIN_MAIN, True),
                ("extremes", STDIN_MAIN.replace("q[-1]", "q[1]"), False)]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def scorer() -> Iterator[Scorer]:
-    with Scorer(ScoreOptions(workers=2)) as instance:
-        yield instance
-
-
-def score(scorer: Scorer, rows: list[dict[str, Any]]) -> list[Result]:
-    return list(scorer.score_rows([RawRow(n, row) for n, row in enumerate(rows, 1)]))
-
-
 def verl_row(data_source: str, in_outs: dict[str, Any], response: str) -> dict[str, Any]:
     """A row as verl's reward manager hands it over: ground truth as a JSON string."""
     return {"data_source": data_source, "response": response,
@@ -167,35 +155,35 @@ def verl_row(data_source: str, in_outs: dict[str, Any], response: str) -> dict[s
 @pytest.mark.parametrize(("problem", "code", "label"), CASES, ids=CASE_IDS)
 @pytest.mark.parametrize("form", ["apps-argument-lists", "json-lines-wrapped", "json-lines"])
 def test_call_based_answers_agree_with_verls_harness(
-    scorer: Scorer, problem: str, code: str, label: bool, form: str
+    code_scorer: Scorer, problem: str, code: str, label: bool, form: str
 ) -> None:
     row = APPS_CALLS[problem]
     assert verl_label(row, code) is label  # the label, from verl's own harness
     in_outs = row if form == "apps-argument-lists" else text_form(row, form == "json-lines-wrapped")
     if form == "json-lines":
         assert verl_label(in_outs, code) is label
-    [result] = score(scorer, [verl_row("taco", in_outs, FENCE.format(code))])
+    [result] = score(code_scorer, [verl_row("taco", in_outs, FENCE.format(code))])
     assert (result.status.value == "correct") is label, result.verdict.message
 
 
 @pytest.mark.parametrize(("problem", "code", "label"), STDIN_CASES,
                          ids=["collections-names", "main-guard", "main-guard-wrong"])  # fmt: skip
 def test_stdin_answers_agree_with_verls_harness(
-    scorer: Scorer, problem: str, code: str, label: bool
+    code_scorer: Scorer, problem: str, code: str, label: bool
 ) -> None:
     row = STDIN_ROWS[problem]
     assert verl_label(row, code) is label
-    [result] = score(scorer, [verl_row("apps", row, FENCE.format(code))])
+    [result] = score(code_scorer, [verl_row("apps", row, FENCE.format(code))])
     assert (result.status.value == "correct") is label, result.verdict.message
 
 
-def test_apps_input_output_column_as_published(scorer: Scorer) -> None:
+def test_apps_input_output_column_as_published(code_scorer: Scorer) -> None:
     # APPS / TACO on the Hub: input_output a JSON string, the answer a LeetCode class
     row = {"problem_id": 4001, "question": "Best time to buy and sell stock.",
            "solutions": "[]", "starter_code": "class Solution:\n    def maxProfit(self, prices):",
            "input_output": json.dumps(APPS_CALLS["maxProfit"]), "difficulty": "interview",
            "response": FENCE.format(MAX_PROFIT)}  # fmt: skip
-    [result] = score(scorer, [row])
+    [result] = score(code_scorer, [row])
     assert result.status.value == "correct", result.verdict.message
 
 
@@ -209,22 +197,22 @@ EVERYTHING_EQUAL = (
 )
 
 
-def test_an_object_equal_to_everything_earns_nothing(scorer: Scorer) -> None:
+def test_an_object_equal_to_everything_earns_nothing(code_scorer: Scorer) -> None:
     row = APPS_CALLS["maxProfit"]
     assert not verl_label(row, EVERYTHING_EQUAL)  # verl's harness: json.dumps(output) raises
     for in_outs in (row, text_form(row)):
-        [result] = score(scorer, [verl_row("taco", in_outs, FENCE.format(EVERYTHING_EQUAL))])
+        [result] = score(code_scorer, [verl_row("taco", in_outs, FENCE.format(EVERYTHING_EQUAL))])
         assert result.status.value == "incorrect", result.verdict.message
 
 
-def test_the_first_element_of_a_longer_expected_list_is_not_the_answer(scorer: Scorer) -> None:
+def test_the_first_element_of_a_longer_expected_list_is_not_the_answer(code_scorer: Scorer) -> None:
     # verl's harness also accepts ``output == expected[0]`` for any non-empty expected list, so
     # returning 2 where [2, 3, 5, 7] is expected passes there; only a one-element list is
     # APPS's wrapping, and only there is the item accepted
     row = {"fn_name": "primes_upto", "inputs": [[10], [20]], "outputs": [[2, 3, 5, 7], [2, 3]]}
     first = "def primes_upto(n):\n    return 2\n"
     assert verl_label(row, first)  # verl pays it
-    [result] = score(scorer, [verl_row("taco", row, first)])
+    [result] = score(code_scorer, [verl_row("taco", row, first)])
     assert result.status.value == "incorrect", result.verdict.message
 
 
@@ -234,11 +222,11 @@ def test_the_first_element_of_a_longer_expected_list_is_not_the_answer(scorer: S
      (STDIN_GROUPS, "incorrect")],  # DeepMind's harness runs the program as it is: no imports
     ids=["own-import", "no-import-string"],
 )  # fmt: skip
-def test_codecontests_rows_as_published(scorer: Scorer, code: str, status: str) -> None:
+def test_codecontests_rows_as_published(code_scorer: Scorer, code: str, status: str) -> None:
     tests = STDIN_ROWS["groups"]
     row = {"name": "1500_A. Groups", "description": "Count the teams.",
            "public_tests": {"input": tests["inputs"][:1], "output": tests["outputs"][:1]},
            "private_tests": {"input": tests["inputs"][1:], "output": tests["outputs"][1:]},
            "generated_tests": {"input": [], "output": []}, "response": FENCE.format(code)}  # fmt: skip
-    [result] = score(scorer, [row])
+    [result] = score(code_scorer, [row])
     assert result.status.value == status, result.verdict.message

