@@ -230,3 +230,22 @@ def test_codecontests_rows_as_published(code_scorer: Scorer, code: str, status: 
            "generated_tests": {"input": [], "output": []}, "response": FENCE.format(code)}  # fmt: skip
     [result] = score(code_scorer, [row])
     assert result.status.value == status, result.verdict.message
+
+
+@pytest.mark.parametrize(
+    ("input_output", "message"),
+    [
+        ("", "input_output is not valid JSON"),  # APPS rows without tests have an empty one
+        ('{"inputs": 5, "outputs": []}', "inputs and outputs must be lists"),
+        ('{"inputs": ["[1,2"], "outputs": ["3"], "fn_name": "add"}', "must be JSON"),
+        ('{"inputs": ["[1, 2]"], "outputs": ["three"], "fn_name": "add"}', "must be JSON"),
+    ],
+    ids=["empty", "inputs-not-a-list", "input-not-json", "output-not-json"],
+)
+def test_a_malformed_row_is_the_tasks_error_not_the_answers(
+    code_scorer: Scorer, input_output: str, message: str
+) -> None:
+    row = {"input_output": input_output, "response": "def add(a, b):\n    return a + b\n"}
+    [result] = score(code_scorer, [row])
+    assert result.status.value == "error", result.verdict.message
+    assert message in result.verdict.message

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 from collections.abc import Mapping
@@ -241,23 +240,28 @@ def _apps_call(given: Any, output: Any) -> dict[str, Any]:
     """One call-based case. APPS wraps each output in a one-element list, and its harness
     accepts the output or that list's item, so both are expected; a longer list is not
     unwrapped (verl's harness would also take its first element: that pays a wrong answer)."""
-    args = _json_lines(given) if isinstance(given, str) else None
-    if args is None:
+    if isinstance(given, str):  # PRIME's and LiveCodeBench's form: JSON lines, JSON output
+        args = _json_text(given, "input", lines=True)
+        if isinstance(output, str):
+            output = _json_text(output, "output", lines=False)
+    else:
         args = given if isinstance(given, list) else [given]
-    elif isinstance(output, str):
-        with contextlib.suppress(ValueError):  # text that is not JSON is the expected string
-            output = json_loads(output)
     if isinstance(output, list) and len(output) == 1:
         return {"args": args, "expected": output[0], "also_expected": [output]}
     return {"args": args, "expected": output}
 
 
-def _json_lines(text: str) -> list[Any] | None:
-    """Arguments written one JSON value a line, or ``None`` when a line is not JSON."""
+def _json_text(text: str, what: str, *, lines: bool) -> Any:
+    """A call's arguments (one JSON value a line) or its output (one JSON value) from text."""
     try:
-        return [json_loads(line) for line in text.split("\n") if line.strip()]
-    except ValueError:
-        return None
+        if lines:
+            return [json_loads(line) for line in text.split("\n") if line.strip()]
+        return json_loads(text)
+    except ValueError as exc:
+        raise MalformedTaskError(
+            f"a call-based {what} given as text must be JSON (one value a line for inputs, as "
+            f"PRIME and LiveCodeBench write them): {exc}"
+        ) from None
 
 
 def _text(value: Any) -> str:
