@@ -399,15 +399,24 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
+def _stream(fd: int, name: str, mode: str, errors: str | None = None) -> io.TextIOWrapper:
+    """A standard stream as CPython makes one: its ``name`` and ``mode`` are set, so programs
+    that read them (PyRival's ``FastIO`` checks ``file.mode``) run as under ``python``."""
+    raw = io.FileIO(fd, mode, closefd=False)
+    raw.name = name
+    buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+    stream = io.TextIOWrapper(buffered, errors=errors)
+    stream.mode = mode  # type: ignore[misc]
+    return stream
+
+
 def run_program(source: str, path: str) -> NoReturn:
     """Run ``source`` as ``__main__`` the way ``python solution.py`` would, then exit."""
     code = 1
     try:
-        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
-        sys.stderr = io.TextIOWrapper(
-            io.BufferedWriter(io.FileIO(2, "w", closefd=False)), errors="backslashreplace"
-        )
+        sys.stdin = _stream(0, "<stdin>", "r")
+        sys.stdout = _stream(1, "<stdout>", "w")
+        sys.stderr = _stream(2, "<stderr>", "w", errors="backslashreplace")
         module = types.ModuleType("__main__")
         module.__file__ = path
         module.__dict__["__builtins__"] = builtins
