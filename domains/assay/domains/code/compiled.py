@@ -21,8 +21,15 @@ from assay.domains.code.languages import (
     run_limits,
     source_name,
 )
-from assay.domains.code.modes import Run, _output_tails, _short, _stdio_unit, program_fault
-from assay.verifiers.code.compare import REL_TOL, json_equal
+from assay.domains.code.modes import (
+    Run,
+    _output_tails,
+    _short,
+    _stdio_unit,
+    program_fault,
+    returns_expected,
+)
+from assay.verifiers.code.compare import REL_TOL
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import CommandOutcome, ProgramStatus
 
@@ -187,10 +194,7 @@ def _call_unit(
             result = None
     status = result.get("status") if isinstance(result, dict) else None
     if status == "ok" and isinstance(result, dict):
-        passed = any(
-            json_equal(result.get("value"), value, rel_tol)
-            for value in (expected, *case.get("also_expected", ()))
-        )
+        passed = returns_expected(result.get("value"), case, rel_tol)
         message = (
             "" if passed else f"returned {_short(result.get('value'))}, expected {_short(expected)}"
         )

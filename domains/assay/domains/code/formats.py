@@ -36,16 +36,14 @@ from assay.errors import MalformedTaskError
 MAX_DECOMPRESSED_BYTES = 256 << 20
 """The largest decompressed LiveCodeBench test blob (a zip bomb stops here)."""
 LCB_ENTRY = "_assay_lcb_entry"
+_LCB_MODULES = ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
+                "random", "statistics", "itertools", "functools", "operator", "io", "sys",
+                "json")  # fmt: skip
 LCB_IMPORTS = "\n".join(
-    [f"from {name} import *" for name in (
-        "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
-        "statistics", "itertools", "functools", "operator", "io", "sys", "json", "builtins",
-        "typing")]
-    + [f"import {name}" for name in (
-        "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
-        "statistics", "itertools", "functools", "operator", "io", "sys", "json")]
+    [f"from {name} import *" for name in (*_LCB_MODULES, "builtins", "typing")]
+    + [f"import {name}" for name in _LCB_MODULES]
     + ["sys.setrecursionlimit(6 * 10**5)"]
-)  # fmt: skip
+)
 """What LiveCodeBench's own harness puts above every Python answer (its ``import_string``),
 so an answer that uses ``List``, ``defaultdict`` or ``sqrt`` without importing them is right."""
 _PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ruff_weight",
@@ -155,7 +153,7 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
     kinds = {case.get("testtype") for case in cases}
     if kinds == {"stdin"}:
         stdio = [{"stdin": _lcb_text(c, "input"), "stdout": _lcb_text(c, "output")} for c in cases]
-        return {**_options(reference), "stdio": stdio, **_lcb_preamble(reference)}
+        return {**_options(reference), "stdio": stdio, **import_string(reference)}
     if kinds != {"functional"}:
         raise MalformedTaskError(
             f"LiveCodeBench test types must all be stdin or functional: {kinds}"
@@ -174,7 +172,8 @@ def _python(reference: Mapping[str, Any]) -> bool:
     return not isinstance(language, str) or canonical(language) == "python"
 
 
-def _lcb_preamble(reference: Mapping[str, Any]) -> dict[str, str]:
+def import_string(reference: Mapping[str, Any]) -> dict[str, str]:
+    """The ``preamble`` LiveCodeBench's and APPS's harnesses give a Python program."""
     return {"preamble": LCB_IMPORTS} if _python(reference) else {}
 
 

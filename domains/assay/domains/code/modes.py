@@ -324,14 +324,20 @@ def session_for(run: Run, code: str) -> Iterator[Session]:
         yield session
 
 
+def returns_expected(value: Any, case: Mapping[str, Any], rel_tol: float) -> bool:
+    """Whether a call's returned ``value`` is the case's ``expected`` or one of its
+    ``also_expected`` values."""
+    return any(
+        json_equal(value, wanted, rel_tol)
+        for wanted in (case["expected"], *case.get("also_expected", ()))
+    )
+
+
 def _call_unit(index: int, outcome: CallOutcome, case: Mapping[str, Any], rel_tol: float) -> Unit:
     usage = outcome.usage
     expected = case["expected"]
     if outcome.status is CallStatus.OK:
-        passed = any(
-            json_equal(outcome.value, value, rel_tol)
-            for value in (expected, *case.get("also_expected", ()))
-        )
+        passed = returns_expected(outcome.value, case, rel_tol)
         message = "" if passed else f"returned {_short(outcome.value)}, expected {_short(expected)}"
     elif outcome.status is CallStatus.EXCEPTION:
         passed, message = False, f"raised {outcome.exception_type}: {outcome.exception_message}"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.domains.code.contest import from_contest_formats
-from assay.domains.code.formats import LCB_IMPORTS, from_native, solution_call
+from assay.domains.code.formats import from_native, import_string, solution_call
 from assay.domains.code.languages import (
     COMPILE_MEMORY_MB,
     COMPILE_TIMEOUT_S,
@@ -231,8 +231,7 @@ def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
         converted["stdio"] = [
             {"stdin": _text(i), "stdout": _text(o)} for i, o in zip(inputs, outputs, strict=True)
         ]
-        if _language(reference.get("language", "python")) == "python":
-            converted.setdefault("preamble", LCB_IMPORTS)
+        converted = {**import_string(reference), **converted}  # a given preamble wins
     return converted
 
 
