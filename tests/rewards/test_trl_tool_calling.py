@@ -1,0 +1,201 @@
+"""TRL's GRPOTrainer with ``tools=``: the multi-turn completions it builds, scored by assay.
+
+With tools, TRL 1.x parses each generation with the tokenizer's response template, runs the
+tool calls itself, appends the tool results and generates again; the reward function gets a
+conversational completion: ``[assistant with tool_calls, tool, ..., assistant]``, the calls'
+arguments already decoded, tool messages without ``tool_call_id`` and their content ``str()``
+of what the tool returned. The trajectory is those messages; the calls are what the agent
+verifier replays on its environment.
+
+The run is real (a tiny random Qwen2 model, TRL's own Qwen3 chat template and response
+parser, TRL's tool loop); only the tokens are forced, through ``generate``'s
+``sequence_bias``, so each prompt's trajectory is known and so is the reward it deserves:
+
+* A: the model cancels W1001 as asked, gets the tool's result and says so: 1.0.
+* B: the model says it cancelled W1003 without calling any tool: 0.0.
+* C: asked to cancel W1003, the model cancels W1001 (a real call, the wrong order) and
+  reports it as A does: 0.0.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from assay.rewards.adapters.trl import reward_function
+
+CALL_A = (
+    '<tool_call>\n{"name": "cancel_order", "arguments": '
+    '{"order_id": "W1001", "reason": "no longer needed"}}\n</tool_call>'
+)
+FINAL_A = "Order W1001 is cancelled; $50.00 will be refunded."
+FINAL_B = "Order W1003 is cancelled."
+PROMPTS = {
+    "A": "Please cancel W1001, I no longer need it.",
+    "B": "Please cancel W1003, I ordered it by mistake.",
+    "C": "W1003 was ordered by mistake, cancel it.",
+}
+GOALS = {
+    "A": {"order_id": "W1001", "reason": "no longer needed"},
+    "B": {"order_id": "W1003", "reason": "ordered by mistake"},
+    "C": {"order_id": "W1003", "reason": "ordered by mistake"},
+}
+DESERVED = {"A": 1.0, "B": 0.0, "C": 0.0}
+
+
+def get_order(order_id: str) -> dict[str, Any]:
+    """Get an order's status, items and total.
+
+    Args:
+        order_id: The order's id.
+    """
+    return {"order_id": order_id, "status": "pending", "total": 50.0}
+
+
+def cancel_order(order_id: str, reason: str) -> dict[str, Any]:
+    """Cancel a pending order; the total is refunded.
+
+    Args:
+        order_id: The order's id.
+        reason: Why it is cancelled.
+    """
+    return {"order_id": order_id, "status": "cancelled", "refund": 50.0}
+
+
+TOOLS = [get_order, cancel_order]
+
+
+def _tokenizer() -> Any:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+    from trl.chat_template_utils import add_response_schema, qwen3_chat_template
+
+    corpus = [CALL_A, FINAL_A, FINAL_B, *PROMPTS.values(), "<tool_response>\n"]
+    core = Tokenizer(models.BPE(unk_token=None))
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    core.train_from_iterator(corpus, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+    )
+    tokenizer.chat_template = qwen3_chat_template
+    return add_response_schema(tokenizer)  # TRL's own parser for Qwen3's <tool_call> blocks
+
+
+def _call(order_id: str, reason: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {"name": "cancel_order", "arguments": {"order_id": order_id, "reason": reason}},
+    }
+
+
+def _bias(tokenizer: Any) -> list[list[Any]]:
+    """``sequence_bias`` forcing each turn: keyed on the last 12 tokens of the rendered
+    conversation before the turn plus the turn's tokens so far, so no turn leaks into another."""
+
+    def ids(text: str) -> list[int]:
+        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    turns: list[tuple[list[dict[str, Any]], str]] = [
+        ([{"role": "user", "content": PROMPTS["A"]}], CALL_A),
+        ([{"role": "user", "content": PROMPTS["B"]}], FINAL_B),
+        ([{"role": "user", "content": PROMPTS["C"]}], CALL_A),  # the wrong order
+    ]
+    result = cancel_order("W1001", "no longer needed")  # A's and C's tool turn: one reply
+    turns.append(
+        (
+            [
+                {"role": "user", "content": PROMPTS["A"]},
+                {"role": "assistant", "content": "", "tool_calls": [_call(**GOALS["A"])]},
+                {"role": "tool", "name": "cancel_order", "content": str(result)},
+            ],
+            FINAL_A,
+        )
+    )
+    bias: list[list[Any]] = []
+    for messages, text in turns:
+        rendered = tokenizer.apply_chat_template(
+            messages, tools=TOOLS, tokenize=False, add_generation_prompt=True
+        )
+        context, target = ids(rendered)[-12:], [*ids(text), end]
+        sequence = context + target
+        bias += [[sequence[: len(context) + i + 1], 100.0] for i in range(len(target))]
+    return bias
+
+
+def test_grpo_trainer_with_tools_pays_the_trajectory(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("WANDB_DISABLED", "true")
+    from datasets import Dataset
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from trl import GRPOConfig, GRPOTrainer
+
+    tokenizer = _tokenizer()
+    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    model = Qwen2ForCausalLM(
+        Qwen2Config(
+            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+            max_position_embeddings=2048, pad_token_id=tokenizer.pad_token_id,
+            eos_token_id=end,
+        )
+    )  # fmt: skip
+    rows = [
+        {
+            "prompt": [{"role": "user", "content": PROMPTS[key]}],
+            "reference": json.dumps(
+                {"env": "retail", "goal": {"calls": [{"name": "cancel_order",
+                                                      "arguments": GOALS[key]}]}}
+            ),  # fmt: skip
+        }
+        for key in PROMPTS
+    ]
+    config = GRPOConfig(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=6,  # the three prompts, two generations each
+        num_generations=2,
+        max_completion_length=200,
+        learning_rate=1e-4,
+        logging_steps=1,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+        max_steps=1,
+        seed=0,
+        generation_kwargs={"sequence_bias": _bias(tokenizer)},
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[reward_function("agent", workers=1)],
+        args=config,
+        train_dataset=Dataset.from_list(rows),
+        processing_class=tokenizer,
+        tools=TOOLS,
+    )
+    trainer.train()
+    logs = trainer._logs  # what TRL scored: its prompts, completions and rewards
+    scored = list(
+        zip(logs["prompt"], logs["completion"], logs["rewards"]["assay_agent"], strict=True)
+    )
+    assert len(scored) == 6, scored
+    for prompt, completion, reward in scored:
+        key = next(k for k, text in PROMPTS.items() if prompt[0]["content"] == text)
+        # the forced trajectory came through TRL's tool loop as intended ...
+        roles = [m["role"] for m in completion]
+        assert roles == (["assistant"] if key == "B" else ["assistant", "tool", "assistant"])
+        # ... and assay pays what it did
+        assert reward == DESERVED[key], (key, completion, reward)

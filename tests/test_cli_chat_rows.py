@@ -1,0 +1,128 @@
+"""`assay score` on rows whose response is chat messages, as trainers and datasets keep them.
+
+TRL's conversational prompt-completion datasets and the completions GRPOTrainer logs hold a
+list of messages (``[{"role": "assistant", "content": ...}]``; with tools, the whole exchange:
+assistant calls, tool results, the final answer); OpenAI-style ``messages`` columns hold the
+whole conversation, prompt included; a list of such conversations is n samples of one prompt.
+Each label below is what the messages did, by hand: the final assistant answer for math, the
+calls replayed on the retail environment for agent tasks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cli import main
+
+CANCEL = {
+    "env": "retail",
+    "goal": {"calls": [{"name": "cancel_order",
+                        "arguments": {"order_id": "W1001", "reason": "no longer needed"}}]},
+}  # fmt: skip
+ASK = {"role": "user", "content": "Please cancel W1001, I no longer need it."}
+
+
+def _trl_call(name: str, **arguments: Any) -> dict[str, Any]:
+    """A call as TRL's response parser gives it: no id, arguments decoded."""
+    return {"type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _openai_call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    """A call as the OpenAI API returns it: an id, arguments a JSON string."""
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
+
+
+TRL_TRAJECTORY = [
+    {"role": "assistant", "content": "", "tool_calls": [_trl_call("get_order", order_id="W1001")]},
+    {"role": "tool", "name": "get_order", "content": "{'status': 'pending', 'total': 50.0}"},
+    {"role": "assistant", "content": "",
+     "tool_calls": [_trl_call("cancel_order", order_id="W1001", reason="no longer needed")]},
+    {"role": "tool", "name": "cancel_order", "content": "{'refund': 50.0}"},
+    {"role": "assistant", "content": "W1001 is cancelled; $50.00 will be refunded."},
+]  # fmt: skip
+OPENAI_CONVERSATION = [
+    {"role": "system", "content": "You are a store assistant."},
+    ASK,
+    {"role": "assistant", "content": None,
+     "tool_calls": [_openai_call("c1", "cancel_order", order_id="W1001",
+                                 reason="no longer needed")]},
+    {"role": "tool", "tool_call_id": "c1", "content": '{"refund": 50.0}'},
+    {"role": "assistant", "content": [{"type": "text", "text": "Cancelled; $50.00 refunded."}]},
+]  # fmt: skip
+CLAIM_ONLY = [{"role": "assistant", "content": "W1001 is cancelled; $50.00 will be refunded."}]
+WRONG_ORDER = [
+    {"role": "assistant", "content": "",
+     "tool_calls": [_trl_call("cancel_order", order_id="W1003", reason="no longer needed")]},
+    {"role": "tool", "name": "cancel_order", "content": "{'refund': 45.0}"},
+    {"role": "assistant", "content": "W1001 is cancelled."},
+]  # fmt: skip
+PYTHON_TOOL = [
+    {"role": "assistant", "content": "Let me compute it.",
+     "tool_calls": [_trl_call("python", code="print(17 * 23)")]},
+    {"role": "tool", "name": "python", "content": "391"},
+    {"role": "assistant", "content": "So $17 \\times 23 = \\boxed{391}$."},
+]  # fmt: skip
+# (row, field, expected statuses in order)
+CASES: list[tuple[str, dict[str, Any], str, list[str]]] = [
+    ("trl-math-chat", {"prompt": [{"role": "user", "content": "2+2?"}],
+                       "completion": [{"role": "assistant", "content": "2+2 = \\boxed{4}"}],
+                       "solution": "4", "domain": "math"}, "completion", ["correct"]),
+    ("trl-math-chat-wrong", {"prompt": [{"role": "user", "content": "2+3?"}],
+                             "completion": [{"role": "assistant", "content": "\\boxed{6}"}],
+                             "solution": "5", "domain": "math"}, "completion", ["incorrect"]),
+    # the answer is the last assistant turn, not the reasoning before a tool call
+    ("math-python-tool", {"prompt": [{"role": "user", "content": "17*23?"}],
+                          "completion": PYTHON_TOOL, "solution": "391", "domain": "math"},
+     "completion", ["correct"]),
+    ("trl-agent-tool-loop", {"prompt": [ASK], "completion": TRL_TRAJECTORY,
+                             "solution": CANCEL, "domain": "agent"}, "completion", ["correct"]),
+    ("openai-messages", {"messages": OPENAI_CONVERSATION, "solution": CANCEL, "domain": "agent"},
+     "messages", ["correct"]),
+    ("agent-claims-only", {"prompt": [ASK], "completion": CLAIM_ONLY, "solution": CANCEL,
+                           "domain": "agent"}, "completion", ["incorrect"]),
+    ("agent-wrong-order", {"prompt": [ASK], "completion": WRONG_ORDER, "solution": CANCEL,
+                           "domain": "agent"}, "completion", ["incorrect"]),
+    # n sampled conversations of one prompt: one record each, as with a list of strings
+    ("n-conversations", {"prompt": [ASK], "completions": [TRL_TRAJECTORY, CLAIM_ONLY],
+                         "solution": CANCEL, "domain": "agent"},
+     "completions", ["correct", "incorrect"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "row", "field", "statuses"), CASES, ids=[c[0] for c in CASES])
+def test_chat_responses_are_read_as_conversations(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    row: dict[str, Any],
+    field: str,
+    statuses: list[str],
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": name, **row}) + "\n")
+    out = tmp_path / "out.jsonl"
+    args = ["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]
+    code = main([*args, "--response-field", field, "--reference-field", "solution"])
+    assert code == 0, capsys.readouterr().err
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["status"] for r in results] == statuses, [r["message"] for r in results]
+    if len(statuses) > 1:
+        assert [r["id"] for r in results] == [f"{name}#{k}" for k in range(len(statuses))]
+        assert {r["group"] for r in results} == {name}
+
+
+def test_a_chat_list_that_is_not_messages_stays_unparsable(tmp_path: Path) -> None:
+    # a list of dicts that are not chat messages is not a conversation: the response is bad
+    src = tmp_path / "in.jsonl"
+    row = {"id": "x", "domain": "math", "reference": "4", "response": [{"answer": 4}]}
+    src.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]) == 0
+    (result,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert result["status"] == "unparsable"
+    assert "response must be a string or chat messages" in result["message"]
