@@ -22,6 +22,7 @@ CANCEL = {
     "env": "retail",
     "goal": {"calls": [{"name": "cancel_order",
                         "arguments": {"order_id": "W1001", "reason": "no longer needed"}}]},
+    "gold_steps": 2,  # look the order up, then cancel it
 }  # fmt: skip
 ASK = {"role": "user", "content": "Please cancel W1001, I no longer need it."}
 
@@ -94,15 +95,13 @@ CASES: list[tuple[str, dict[str, Any], str, list[str]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("name", "row", "field", "statuses"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_chat_responses_are_read_as_conversations(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    name: str,
-    row: dict[str, Any],
-    field: str,
-    statuses: list[str],
+    case: tuple[str, dict[str, Any], str, list[str]],
 ) -> None:
+    name, row, field, statuses = case
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps({"id": name, **row}) + "\n")
     out = tmp_path / "out.jsonl"

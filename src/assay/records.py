@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assay.chat import is_chat, read_chat
 from assay.errors import UnknownDomainError
 from assay.registry import Registry
 from assay.safejson import MAX_DEPTH, clean_text, json_safe, nested_deeper_than
@@ -158,10 +159,12 @@ class RecordBuilder:
         for k, text in enumerate(samples):
             yield self.build(row, sample=(f"{base_id}#{k}", text, group))
 
-    def build(self, row: RawRow, sample: tuple[str, str, Any] | None = None) -> Record | Result:
+    def build(self, row: RawRow, sample: tuple[str, Any, Any] | None = None) -> Record | Result:
         """A record ready to verify, or the result that explains why it is not.
 
-        ``sample`` (id, response, group) is one response of a row that holds several.
+        ``sample`` (id, response, group) is one response of a row that holds several. A
+        response written as chat messages is read by :func:`assay.chat.read_chat`: its final
+        answer is the response and, unless the row has ``steps``, its messages the steps.
         """
         if row.data is None:
             return bad_row(fallback_id(row), "", f"line {row.position}: {row.problem}")
@@ -216,8 +219,13 @@ class RecordBuilder:
                 else "missing field 'response'"
             )
             return bad_row(row_id, domain, where)
+        steps = data.get("steps") or ()
+        if is_chat(response):  # TRL conversational completions, OpenAI messages
+            chat = read_chat(response, data.get("prompt"))
+            response, steps = chat.text, steps or chat.steps
         if not isinstance(response, str):
-            message = f"response must be a string, got {type(response).__name__}"
+            kind = type(response).__name__
+            message = f"response must be a string or chat messages, got {kind}"
             return _with_meta(bad_row(row_id, domain, message, unparsable=True), group, meta)
         if len(response) > self.max_response_chars:
             message = (
@@ -225,7 +233,6 @@ class RecordBuilder:
                 f"{self.max_response_chars:,}"
             )
             return _with_meta(bad_row(row_id, domain, message, unparsable=True), group, meta)
-        steps = data.get("steps") or ()
         if not isinstance(steps, list | tuple) or not all(isinstance(s, Mapping) for s in steps):
             return bad_row(row_id, domain, "field 'steps' must be a list of chat messages")
         if nested_deeper_than(steps):  # the trajectory is the model's output: its fault
@@ -332,16 +339,17 @@ def native_domain(data: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _samples(data: Mapping[str, Any], fields: FieldMap) -> list[str] | None:
-    """The row's response samples when its response is a non-empty list of strings."""
+def _samples(data: Mapping[str, Any], fields: FieldMap) -> list[Any] | None:
+    """The row's response samples: a non-empty list of strings, or of conversations (each a
+    list of chat messages; a list of messages itself is one conversation, not n samples)."""
     key = fields.response or next((k for k in RESPONSE_KEYS if data.get(k) is not None), None)
     value = MISSING if key is None else lookup(data, key)
-    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
-        return list(value)
     if type(value).__name__ == "ndarray" and getattr(value, "ndim", 0) == 1:  # numpy (verl)
-        items = value.tolist()
-        if items and all(isinstance(v, str) for v in items):
-            return list(items)
+        value = value.tolist()
+    if not isinstance(value, list | tuple) or not value or is_chat(value):
+        return None
+    if all(isinstance(v, str) or (is_chat(v) and not isinstance(v, Mapping)) for v in value):
+        return list(value)
     return None
 
 

@@ -23,7 +23,6 @@ import json
 from typing import Any
 
 import pytest
-
 from assay.rewards.adapters.trl import reward_function
 
 CALL_A = (
@@ -158,9 +157,11 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
         {
             "prompt": [{"role": "user", "content": PROMPTS[key]}],
             "reference": json.dumps(
-                {"env": "retail", "goal": {"calls": [{"name": "cancel_order",
-                                                      "arguments": GOALS[key]}]}}
-            ),  # fmt: skip
+                {
+                    "env": "retail",
+                    "goal": {"calls": [{"name": "cancel_order", "arguments": GOALS[key]}]},
+                }
+            ),
         }
         for key in PROMPTS
     ]

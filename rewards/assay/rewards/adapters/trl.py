@@ -20,6 +20,7 @@ from typing import Any
 
 from assay.rewards.adapters._batch import SharedScorer, reward_of, shared_scorer
 
+from assay.chat import is_chat, read_chat
 from assay.runner import ScoreOptions
 
 RewardFunc = Callable[..., list[float | None]]
@@ -99,7 +100,10 @@ def completion_rows(
     """Assay records, one per completion, from TRL's reward-function arguments."""
     rows: list[dict[str, Any]] = []
     for i, completion in enumerate(completions):
-        row: dict[str, Any] = {"response": completion_text(completion)}
+        prompt = prompts[i] if prompts is not None and i < len(prompts) else None
+        # a conversational completion (with tools=, the whole tool loop) stays messages:
+        # the record builder reads its answer and trajectory (assay.chat.read_chat)
+        row: dict[str, Any] = {"response": completion}
         for key in _PASSED_COLUMNS:
             value = _column(columns, key, i)
             if value is not None:
@@ -109,33 +113,20 @@ def completion_rows(
             if value is not None:
                 row["reward_model" if key == "reward_model" else "reference"] = value
                 break
-        if prompts is not None and i < len(prompts):
-            row["prompt"] = prompts[i]
+        if prompt is not None:
+            row["prompt"] = prompt
         rows.append(row)
     return rows
 
 
 def completion_text(completion: Any) -> str | Any:
-    """The text of a completion: a string as it is, or the assistant content of chat messages.
+    """The text of a completion: a string as it is, or the final answer of chat messages.
 
     Anything else is returned unchanged, so the runner reports it as ``unparsable``.
     """
-    if isinstance(completion, str):
+    if isinstance(completion, str) or not is_chat(completion):
         return completion
-    if isinstance(completion, Mapping):
-        completion = [completion]
-    if isinstance(completion, Sequence) and all(isinstance(m, Mapping) for m in completion):
-        messages = [m for m in completion if m.get("role", "assistant") == "assistant"]
-        return "".join(_content_text(m.get("content")) for m in messages)
-    return completion
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, Sequence):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return ""
+    return read_chat(completion).text
 
 
 def _column(columns: Mapping[str, Any], key: str, index: int) -> Any:

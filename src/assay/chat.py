@@ -1,0 +1,86 @@
+"""Responses written as chat messages: the answer's text and the trajectory they hold.
+
+Trainers and datasets keep a response as chat messages as often as text: TRL's conversational
+completions (``[{"role": "assistant", "content": ...}]``; with ``tools=`` the whole exchange
+its tool loop ran: assistant turns with ``tool_calls``, ``tool`` results, the final answer),
+OpenAI-style ``messages`` columns (the prompt's messages first), and lists of such
+conversations, n samples of one prompt. :func:`read_chat` turns one into what a verifier reads:
+the final answer as ``response`` and, when there was more than one plain assistant turn, the
+messages as the record's ``steps`` (the trajectory the agent verifier replays and the code
+verifier runs the commands of). One reader serves ``assay score``, the HTTP service and the
+TRL adapter, so a conversation scores the same whichever way it arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ChatResponse", "content_text", "is_chat", "read_chat"]
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
+_OPENERS = frozenset({"system", "developer", "user"})
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    """A chat-message response as a verifier reads it.
+
+    Attributes:
+        text: The final answer: the content of the last assistant message (``""`` when that
+            message makes calls, or there is no assistant message).
+        steps: The trajectory, prompt messages first; empty when the response is a single
+            assistant message that calls nothing (then ``text`` is all there is).
+    """
+
+    text: str
+    steps: tuple[dict[str, Any], ...]
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, Mapping) and value.get("role") in _ROLES
+
+
+def is_chat(value: Any) -> bool:
+    """Whether ``value`` is chat messages: one message, or a non-empty list of them."""
+    if _is_message(value):
+        return True
+    return (
+        isinstance(value, Sequence)
+        and not isinstance(value, str | bytes)
+        and len(value) > 0
+        and all(_is_message(m) for m in value)
+    )
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a string, or the ``text`` of its content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence) and not isinstance(content, bytes):
+        return "".join(
+            part["text"] if isinstance(part.get("text"), str) else ""
+            for part in content
+            if isinstance(part, Mapping)
+        )
+    return ""
+
+
+def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
+    """The answer and trajectory of a chat-message response (see :func:`is_chat`).
+
+    Args:
+        value: One message or a list of them (the model's turns, or a whole conversation).
+        prompt: The row's prompt; when it is messages and ``value`` does not start with its
+            own system/user message, the prompt's messages open the trajectory.
+    """
+    messages = [dict(value)] if isinstance(value, Mapping) else [dict(m) for m in value]
+    last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+    text = "" if last is None or last.get("tool_calls") else content_text(last.get("content"))
+    if len(messages) == 1 and last is not None and not last.get("tool_calls"):
+        return ChatResponse(text, ())
+    head: list[dict[str, Any]] = []
+    if messages[0].get("role") not in _OPENERS and is_chat(prompt):
+        head = [dict(prompt)] if isinstance(prompt, Mapping) else [dict(m) for m in prompt]
+    return ChatResponse(text, (*head, *messages))
