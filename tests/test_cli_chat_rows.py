@@ -125,3 +125,53 @@ def test_a_chat_list_that_is_not_messages_stays_unparsable(tmp_path: Path) -> No
     (result,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert result["status"] == "unparsable"
     assert "response must be a string or chat messages" in result["message"]
+
+
+def _arrow_rows() -> list[tuple[str, dict[str, Any], list[str]]]:
+    """Rows as a datasets / Parquet file stores them (each label as in CASES)."""
+    get_w1002 = {
+        "env": "retail",
+        "goal": {"calls": [{"name": "get_order", "arguments": {"order_id": "W1002"}}]},
+    }
+    return [
+        ("trl-agent-tool-loop", {"prompt": [ASK], "completion": TRL_TRAJECTORY,
+                                 "solution": CANCEL}, ["correct"]),
+        ("agent-claims-only", {"prompt": [ASK], "completion": CLAIM_ONLY, "solution": CANCEL},
+         ["incorrect"]),
+        ("agent-wrong-order", {"prompt": [ASK], "completion": WRONG_ORDER, "solution": CANCEL},
+         ["incorrect"]),
+        # the reference a struct column too: its goal call has no "reason", and no gold_steps
+        ("struct-reference", {"prompt": [ASK], "completion": [
+            {"role": "assistant", "content": "",
+             "tool_calls": [_trl_call("get_order", order_id="W1002")]},
+            {"role": "tool", "name": "get_order", "content": "{'status': 'delivered'}"},
+            {"role": "assistant", "content": "W1002 has been delivered."}],
+            "solution": get_w1002}, ["correct"]),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["parquet", "saved-dataset"])
+def test_conversations_stored_by_arrow(tmp_path: Path, kind: str) -> None:
+    # Arrow gives every message every key and every call's arguments every argument name any
+    # row uses (get_order's arguments gain "reason": null, a tool message "tool_calls": null):
+    # a null inside a stored struct is a key the row does not have, as a null column is
+    from datasets import Dataset
+
+    cases = _arrow_rows()
+    rows = [{"id": name, "domain": "agent", **row} for name, row, _ in cases]
+    dataset = Dataset.from_list(rows)
+    assert dataset[0]["completion"][0]["tool_calls"][0]["function"]["arguments"]["reason"] is None
+    if kind == "parquet":
+        src = tmp_path / "rows.parquet"
+        dataset.to_parquet(str(src))
+    else:
+        src = tmp_path / "rows"
+        dataset.save_to_disk(str(src))
+    out = tmp_path / "out.jsonl"
+    args = ["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]
+    assert main([*args, "--response-field", "completion", "--reference-field", "solution"]) == 0
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    got = {r["id"]: (r["status"], r["message"]) for r in results}
+    assert {name: [got[name][0]] for name, _, _ in cases} == {
+        name: statuses for name, _, statuses in cases
+    }, got
