@@ -141,7 +141,8 @@ def _arrow_rows() -> list[tuple[str, dict[str, Any], list[str]]]:
         ("agent-wrong-order", {"prompt": [ASK], "completion": WRONG_ORDER, "solution": CANCEL},
          ["incorrect"]),
         # the reference a struct column too: its goal call has no "reason", and no gold_steps
-        ("struct-reference", {"prompt": [ASK], "completion": [
+        ("struct-reference", {"prompt": [{"role": "user", "content": "Where is my order W1002?"}],
+                              "completion": [
             {"role": "assistant", "content": "",
              "tool_calls": [_trl_call("get_order", order_id="W1002")]},
             {"role": "tool", "name": "get_order", "content": "{'status': 'delivered'}"},

@@ -8,6 +8,7 @@ own loaders (``AutoTokenizer.from_pretrained``, verl's ``hf_tokenizer``) read it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 CORPUS = [
@@ -17,8 +18,8 @@ CORPUS = [
 ]
 
 
-def build_tokenizer(folder: Path) -> Path:
-    """Write a tokenizer to ``folder`` and return it."""
+def byte_level_tokenizer(corpus: list[str], vocab_size: int = 400) -> Any:
+    """A byte-level BPE trained on ``corpus``, ending a turn with ``<|im_end|>``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -26,18 +27,23 @@ def build_tokenizer(folder: Path) -> Path:
     core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     core.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=400,
+        vocab_size=vocab_size,
         special_tokens=SPECIAL,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    core.train_from_iterator(CORPUS, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(
+    core.train_from_iterator(corpus, trainer=trainer)
+    return PreTrainedTokenizerFast(
         tokenizer_object=core,
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",
         additional_special_tokens=["<|im_start|>"],
     )
+
+
+def build_tokenizer(folder: Path) -> Path:
+    """Write a tokenizer to ``folder`` and return it."""
+    tokenizer = byte_level_tokenizer(CORPUS)
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer.save_pretrained(str(folder))
     return folder

@@ -118,14 +118,23 @@ def _dataset_rows(dataset: Any, split: str | None) -> Iterator[RawRow]:
         yield RawRow(number, data=without_nulls(row))
 
 
-def without_nulls(row: Any) -> Any:
+def without_nulls(row: Any, depth: int = 0) -> Any:
     """An Arrow row without the nulls Arrow leaves for the fields a row does not have.
 
-    Parquet and datasets give every row every column; a column another row has is ``None``
-    here, and counts as absent (a null ``response`` is a missing response, not an empty one).
+    Parquet and datasets give every row every column, and every object in a struct column
+    every key any row's object has: a column another row has is ``None`` here and counts as
+    absent (a null ``response`` is a missing response, not an empty one), and so is a null
+    inside a stored object (a tool call's ``arguments`` gain each argument name the other
+    calls use, a chat message every key of every other message). List items are kept where
+    they are, nulls included. A real null inside an object survives only in a column stored
+    as a JSON string (as verl stores code ground truth).
     """
+    if depth > safejson.MAX_DEPTH:  # left as it is: the record's depth check refuses it
+        return row
     if isinstance(row, dict):
-        return {key: value for key, value in row.items() if value is not None}
+        return {k: without_nulls(v, depth + 1) for k, v in row.items() if v is not None}
+    if isinstance(row, list):
+        return [without_nulls(v, depth + 1) for v in row]
     return row
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from assay.rewards.adapters.trl import reward_function
+from trainer_tokenizer import byte_level_tokenizer
 
 CALL_A = (
     '<tool_call>\n{"name": "cancel_order", "arguments": '
@@ -67,27 +68,10 @@ TOOLS = [get_order, cancel_order]
 
 
 def _tokenizer() -> Any:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
     from trl.chat_template_utils import add_response_schema, qwen3_chat_template
 
     corpus = [CALL_A, FINAL_A, FINAL_B, *PROMPTS.values(), "<tool_response>\n"]
-    core = Tokenizer(models.BPE(unk_token=None))
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=600,
-        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    core.train_from_iterator(corpus, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=["<|im_start|>"],
-    )
+    tokenizer = byte_level_tokenizer(corpus, vocab_size=600)
     tokenizer.chat_template = qwen3_chat_template
     return add_response_schema(tokenizer)  # TRL's own parser for Qwen3's <tool_call> blocks
 
