@@ -15,6 +15,10 @@ parser, TRL's tool loop); only the tokens are forced, through ``generate``'s
 * B: the model says it cancelled W1003 without calling any tool: 0.0.
 * C: asked to cancel W1003, the model cancels W1001 (a real call, the wrong order) and
   reports it as A does: 0.0.
+* D: asked where W1002 is, the model looks it up and says it was delivered: 1.0.
+
+The references are given both as JSON text and as objects; as objects, the dataset (Arrow)
+gives D's goal call the ``reason`` of the others' calls, as a null.
 """
 
 from __future__ import annotations
@@ -32,17 +36,21 @@ CALL_A = (
 )
 FINAL_A = "Order W1001 is cancelled; $50.00 will be refunded."
 FINAL_B = "Order W1003 is cancelled."
+CALL_D = '<tool_call>\n{"name": "get_order", "arguments": {"order_id": "W1002"}}\n</tool_call>'
+FINAL_D = "W1002 has been delivered."
 PROMPTS = {
     "A": "Please cancel W1001, I no longer need it.",
     "B": "Please cancel W1003, I ordered it by mistake.",
     "C": "W1003 was ordered by mistake, cancel it.",
+    "D": "Where is my order W1002?",
 }
 GOALS = {
-    "A": {"order_id": "W1001", "reason": "no longer needed"},
-    "B": {"order_id": "W1003", "reason": "ordered by mistake"},
-    "C": {"order_id": "W1003", "reason": "ordered by mistake"},
+    "A": ("cancel_order", {"order_id": "W1001", "reason": "no longer needed"}),
+    "B": ("cancel_order", {"order_id": "W1003", "reason": "ordered by mistake"}),
+    "C": ("cancel_order", {"order_id": "W1003", "reason": "ordered by mistake"}),
+    "D": ("get_order", {"order_id": "W1002"}),
 }
-DESERVED = {"A": 1.0, "B": 0.0, "C": 0.0}
+DESERVED = {"A": 1.0, "B": 0.0, "C": 0.0, "D": 1.0}
 
 
 def get_order(order_id: str) -> dict[str, Any]:
@@ -51,7 +59,8 @@ def get_order(order_id: str) -> dict[str, Any]:
     Args:
         order_id: The order's id.
     """
-    return {"order_id": order_id, "status": "pending", "total": 50.0}
+    status = "delivered" if order_id == "W1002" else "pending"
+    return {"order_id": order_id, "status": status, "total": 50.0}
 
 
 def cancel_order(order_id: str, reason: str) -> dict[str, Any]:
@@ -70,21 +79,20 @@ TOOLS = [get_order, cancel_order]
 def _tokenizer() -> Any:
     from trl.chat_template_utils import add_response_schema, qwen3_chat_template
 
-    corpus = [CALL_A, FINAL_A, FINAL_B, *PROMPTS.values(), "<tool_response>\n"]
+    corpus = [CALL_A, FINAL_A, FINAL_B, CALL_D, FINAL_D, *PROMPTS.values(), "<tool_response>\n"]
     tokenizer = byte_level_tokenizer(corpus, vocab_size=600)
     tokenizer.chat_template = qwen3_chat_template
     return add_response_schema(tokenizer)  # TRL's own parser for Qwen3's <tool_call> blocks
 
 
-def _call(order_id: str, reason: str) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {"name": "cancel_order", "arguments": {"order_id": order_id, "reason": reason}},
-    }
+def _call(name: str, arguments: dict[str, Any] | str) -> dict[str, Any]:
+    if isinstance(arguments, str):
+        arguments = {"order_id": arguments}
+    return {"type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def _bias(tokenizer: Any) -> list[list[Any]]:
-    """``sequence_bias`` forcing each turn: keyed on the last 12 tokens of the rendered
+    """``sequence_bias`` forcing each turn: keyed on the last 24 tokens of the rendered
     conversation before the turn plus the turn's tokens so far, so no turn leaks into another."""
 
     def ids(text: str) -> list[int]:
@@ -95,13 +103,22 @@ def _bias(tokenizer: Any) -> list[list[Any]]:
         ([{"role": "user", "content": PROMPTS["A"]}], CALL_A),
         ([{"role": "user", "content": PROMPTS["B"]}], FINAL_B),
         ([{"role": "user", "content": PROMPTS["C"]}], CALL_A),  # the wrong order
+        ([{"role": "user", "content": PROMPTS["D"]}], CALL_D),
+        (
+            [
+                {"role": "user", "content": PROMPTS["D"]},
+                {"role": "assistant", "content": "", "tool_calls": [_call("get_order", "W1002")]},
+                {"role": "tool", "name": "get_order", "content": str(get_order("W1002"))},
+            ],
+            FINAL_D,
+        ),
     ]
     result = cancel_order("W1001", "no longer needed")  # A's and C's tool turn: one reply
     turns.append(
         (
             [
                 {"role": "user", "content": PROMPTS["A"]},
-                {"role": "assistant", "content": "", "tool_calls": [_call(**GOALS["A"])]},
+                {"role": "assistant", "content": "", "tool_calls": [_call(*GOALS["A"])]},
                 {"role": "tool", "name": "cancel_order", "content": str(result)},
             ],
             FINAL_A,
@@ -112,14 +129,15 @@ def _bias(tokenizer: Any) -> list[list[Any]]:
         rendered = tokenizer.apply_chat_template(
             messages, tools=TOOLS, tokenize=False, add_generation_prompt=True
         )
-        context, target = ids(rendered)[-12:], [*ids(text), end]
+        context, target = ids(rendered)[-24:], [*ids(text), end]
         sequence = context + target
         bias += [[sequence[: len(context) + i + 1], 100.0] for i in range(len(target))]
     return bias
 
 
+@pytest.mark.parametrize("stored", ["json-text", "objects"])
 def test_grpo_trainer_with_tools_pays_the_trajectory(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, stored: str
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
@@ -137,21 +155,23 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
             eos_token_id=end,
         )
     )  # fmt: skip
+    references = {
+        key: {"env": "retail", "goal": {"calls": [{"name": name, "arguments": arguments}]}}
+        for key, (name, arguments) in GOALS.items()
+    }
     rows = [
         {
             "prompt": [{"role": "user", "content": PROMPTS[key]}],
-            "reference": json.dumps(
-                {
-                    "env": "retail",
-                    "goal": {"calls": [{"name": "cancel_order", "arguments": GOALS[key]}]},
-                }
-            ),
+            "reference": json.dumps(references[key]) if stored == "json-text" else references[key],
         }
         for key in PROMPTS
     ]
+    dataset = Dataset.from_list(rows)
+    if stored == "objects":  # what TRL hands the reward function: Arrow's filled-in nulls
+        assert dataset[3]["reference"]["goal"]["calls"][0]["arguments"]["reason"] is None
     config = GRPOConfig(
         output_dir=str(tmp_path),
-        per_device_train_batch_size=6,  # the three prompts, two generations each
+        per_device_train_batch_size=8,  # the four prompts, two generations each
         num_generations=2,
         max_completion_length=200,
         learning_rate=1e-4,
@@ -167,7 +187,7 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
         model=model,
         reward_funcs=[reward_function("agent", workers=1)],
         args=config,
-        train_dataset=Dataset.from_list(rows),
+        train_dataset=dataset,
         processing_class=tokenizer,
         tools=TOOLS,
     )
@@ -176,7 +196,7 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
     scored = list(
         zip(logs["prompt"], logs["completion"], logs["rewards"]["assay_agent"], strict=True)
     )
-    assert len(scored) == 6, scored
+    assert len(scored) == 8, scored
     for prompt, completion, reward in scored:
         key = next(k for k, text in PROMPTS.items() if prompt[0]["content"] == text)
         # the forced trajectory came through TRL's tool loop as intended ...
