@@ -21,6 +21,7 @@ from typing import Any
 from assay.rewards.adapters._batch import SharedScorer, reward_of, shared_scorer
 
 from assay.chat import is_chat, read_chat
+from assay.io import without_nulls
 from assay.runner import ScoreOptions
 
 RewardFunc = Callable[..., list[float | None]]
@@ -100,7 +101,7 @@ def completion_rows(
     """Assay records, one per completion, from TRL's reward-function arguments."""
     rows: list[dict[str, Any]] = []
     for i, completion in enumerate(completions):
-        prompt = prompts[i] if prompts is not None and i < len(prompts) else None
+        prompt = without_nulls(prompts[i]) if prompts is not None and i < len(prompts) else None
         # a conversational completion (with tools=, the whole tool loop) stays messages:
         # the record builder reads its answer and trajectory (assay.chat.read_chat)
         row: dict[str, Any] = {"response": completion}
@@ -130,9 +131,11 @@ def completion_text(completion: Any) -> str | Any:
 
 
 def _column(columns: Mapping[str, Any], key: str, index: int) -> Any:
+    """Row ``index`` of a dataset column, read as ``assay score`` reads a stored row: the
+    dataset is Arrow, so a null inside an object is a key the row does not have."""
     values = columns.get(key)
     if isinstance(values, Sequence) and not isinstance(values, str) and index < len(values):
-        return values[index]
+        return without_nulls(values[index])
     return None
 
 
