@@ -62,7 +62,7 @@ def tokenizer(tokenizer_dir: Path) -> Any:
 
 def _data(tokenizer: Any, cases: list[tuple[str, Any, str, float]], source: str) -> DataProto:
     """A batch shaped as verl's trainer hands it to the reward loop (left-padded prompts)."""
-    prompt_len, response_len = 4, 40
+    prompt_len, response_len = 4, 512
     size = len(cases)
     pad = tokenizer.pad_token_id
     prompts = torch.full((size, prompt_len), pad, dtype=torch.long)
@@ -199,3 +199,74 @@ def test_scoring_failure_reaches_every_waiting_sample(loop_config: Any, tokenize
 
     out = manager.loop.run_until_complete(run())
     assert all(isinstance(o, RuntimeError) for o in out)
+
+
+# verl's tool agent loop: the response is the assistant turns and the tool results between
+# them, decoded with skip_special_tokens (Qwen's <tool_call> / <tool_response> are not special)
+_CANCEL_W1001 = (
+    '<tool_call>\n{"name": "cancel_order", "arguments": {"order_id": "W1001", '
+    '"reason": "no longer needed"}}\n</tool_call>\nuser\n<tool_response>\n'
+    '{"order_id": "W1001", "status": "cancelled", "refund": 50.0}\n</tool_response>\n'
+    "assistant\nOrder W1001 is cancelled; $50.00 will be refunded."
+)
+_LOOKUP_W1002 = (
+    '<tool_call>\n{"name": "get_order", "arguments": {"order_id": "W1002"}}\n</tool_call>\n'
+    'user\n<tool_response>\n{"status": "delivered"}\n</tool_response>\n'
+    "assistant\nW1002 has been delivered."
+)
+# (question, ground truth stored as an object, response, deserved reward)
+AGENT_ROWS: list[tuple[str, dict[str, Any], str, float]] = [
+    ("Please cancel W1001, I no longer need it.",
+     {"env": "retail", "goal": {"calls": [{"name": "cancel_order", "arguments": {
+         "order_id": "W1001", "reason": "no longer needed"}}]}},
+     _CANCEL_W1001, 1.0),
+    ("Please cancel W1001, I no longer need it.",
+     {"env": "retail", "goal": {"calls": [{"name": "cancel_order", "arguments": {
+         "order_id": "W1001", "reason": "no longer needed"}}]}},
+     "Order W1001 is cancelled.", 0.0),  # said, not done
+    ("Where is my order W1002?",
+     {"env": "retail", "goal": {"calls": [{"name": "get_order",
+                                           "arguments": {"order_id": "W1002"}}]}},
+     _LOOKUP_W1002, 1.0),
+]  # fmt: skip
+
+
+def test_struct_ground_truths_read_by_verls_dataset(
+    tmp_path: Path, tokenizer_dir: Path, tokenizer: Any
+) -> None:
+    # An agent dataset whose reward_model.ground_truth is an object, not JSON text: verl's
+    # RLHFDataset reads the parquet with datasets, and Arrow gives the get_order goal call the
+    # "reason" of the cancel_order calls, as a null; assay reads it as absent, as assay score
+    # reads stored rows (docs/formats.md, "Nulls")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+
+    rows = [
+        {"data_source": "tau_bench/retail", "prompt": [{"role": "user", "content": question}],
+         "ability": "agent", "reward_model": {"style": "rule", "ground_truth": truth},
+         "extra_info": {"index": i}}
+        for i, (question, truth, _, _) in enumerate(AGENT_ROWS)
+    ]  # fmt: skip
+    pq.write_table(pa.Table.from_pylist(rows), str(tmp_path / "train.parquet"))
+    config = _compose(
+        [
+            f"actor_rollout_ref.model.path={tokenizer_dir}",
+            "reward.reward_manager.name=assay",
+            "+reward.reward_kwargs.workers=1",
+            f"+data.cache_dir={tmp_path / 'cache'}",
+            "data.filter_overlong_prompts=False",
+        ]
+    )
+    dataset = RLHFDataset(str(tmp_path / "train.parquet"), tokenizer, config.data)
+    batch = collate_fn([dataset[i] for i in range(len(dataset))])
+    stored = batch["reward_model"][2]["ground_truth"]["goal"]["calls"][0]["arguments"]
+    assert stored == {"order_id": "W1002", "reason": None}  # Arrow's filled-in key
+    data = _data(tokenizer, [(r[2], None, "", 0.0) for r in AGENT_ROWS], "tau_bench/retail")
+    data.non_tensor_batch.update(
+        {key: batch[key] for key in ("data_source", "reward_model", "extra_info")}
+    )
+    worker = RewardLoopWorker(config)
+    outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
+    got = [(o["reward_score"], o["reward_extra_info"]["status"]) for o in outputs]
+    assert [g[0] for g in got] == [r[3] for r in AGENT_ROWS], got
