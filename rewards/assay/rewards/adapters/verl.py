@@ -21,6 +21,7 @@ from typing import Any
 
 from assay.rewards.adapters._batch import SharedScorer, shared_scorer
 
+from assay.io import without_nulls
 from assay.runner import ScoreOptions
 from assay.types import Result
 
@@ -88,7 +89,12 @@ def verl_rows(
     *,
     domain: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Assay rows from verl's per-item fields."""
+    """Assay rows from verl's per-item fields.
+
+    verl reads its dataset with ``datasets`` (Arrow), so a ground truth or ``extra_info``
+    that is an object is read as ``assay score`` reads a stored row: a null inside it is a
+    key the row does not have (docs/formats.md, "Nulls").
+    """
     infos: Sequence[Any] = extra_infos if extra_infos is not None else [None] * len(solution_strs)
     rows: list[dict[str, Any]] = []
     for source, solution, truth, info in zip(
@@ -97,12 +103,12 @@ def verl_rows(
         row: dict[str, Any] = {
             "data_source": source,
             "response": solution,
-            "reward_model": {"ground_truth": truth},
+            "reward_model": {"ground_truth": without_nulls(truth)},
         }
         if domain is not None:
             row["domain"] = domain
         if isinstance(info, Mapping):
-            row["extra_info"] = dict(info)
+            row["extra_info"] = without_nulls(dict(info))
         rows.append(row)
     return rows
 
