@@ -61,7 +61,8 @@ CASES: list[tuple[str, list[dict[str, Any]], str]] = [
                                      _result("toolu_02", '{"refund": 50.0}')]},
         _said("Cancelled; $50.00 will be refunded."),
     ], "correct"),
-    # a call the environment refuses (an invalid reason), then the right one
+    # a call the environment refuses (an invalid reason), then the right one: an invalid
+    # call a later call makes good still succeeds (docs/agent.md, call_validity)
     ("error-then-retry", [
         {"role": "assistant", "content": [
             _use("toolu_01", "cancel_order", order_id="W1001", reason="changed my mind")]},
@@ -69,7 +70,7 @@ CASES: list[tuple[str, list[dict[str, Any]], str]] = [
         {"role": "assistant", "content": [CANCEL_CALL]},
         {"role": "user", "content": [_result("toolu_02", '{"refund": 50.0}')]},
         _said("Done: W1001 is cancelled."),
-    ], "partial"),
+    ], "correct"),
     ("claims-only", [_said("W1001 is cancelled; $50.00 will be refunded.")], "incorrect"),
     ("wrong-order", [
         {"role": "assistant", "content": [

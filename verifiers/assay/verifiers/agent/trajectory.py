@@ -4,7 +4,8 @@ Accepted messages: ``system``/``developer``/``user`` (ignored for scoring), ``as
 (``content`` and optional ``tool_calls``: ``{"id", "type": "function", "function": {"name",
 "arguments"}}`` with ``arguments`` a JSON string, or an already decoded object) and ``tool``
 (``tool_call_id``, ``content``). Content is a string, ``null`` or a list of ``{"type": "text",
-"text": ...}`` parts.
+"text": ...}`` parts. The Anthropic Messages form is read too: ``tool_use`` content blocks of an
+assistant message are its calls, ``tool_result`` blocks of a user message their results.
 
 What makes a trajectory unreadable (:class:`TrajectoryError`, an ``unparsable`` verdict): a
 message that is not an object, an unknown role, content of the wrong type, a tool call without
@@ -207,6 +208,41 @@ def _calls(message: Mapping[str, JSON], index: int, turn: int) -> tuple[ToolCall
     return tuple(calls)
 
 
+def _blocks(content: JSON, kind: str) -> list[Mapping[str, JSON]]:
+    """The content blocks of ``kind`` (Anthropic's ``tool_use``, ``tool_result``)."""
+    if not isinstance(content, list):
+        return []
+    return [p for p in content if isinstance(p, Mapping) and p.get("type") == kind]
+
+
+def _use_calls(message: Mapping[str, JSON], index: int, turn: int) -> tuple[ToolCall, ...]:
+    """An assistant message's calls written as Anthropic ``tool_use`` content blocks."""
+    calls = []
+    for k, block in enumerate(_blocks(message.get("content"), "tool_use")):
+        name = block.get("name")
+        if not isinstance(name, str) or not name:
+            raise TrajectoryError(
+                "bad_tool_call", f"message {index}: tool_use block {k} has no name"
+            )
+        use_id = block.get("id")
+        arguments, problem = decode_arguments(block.get("input"))
+        call_id = use_id if isinstance(use_id, str) and use_id else f"call@{index}.{k}"
+        calls.append(ToolCall(call_id, name, arguments, problem, index, turn))
+    return tuple(calls)
+
+
+def _take_result(
+    pending: dict[str, ToolCall], results: dict[str, str], call_id: JSON, text: str, where: str
+) -> None:
+    """Record a tool result; one without an id answers the oldest call still unanswered."""
+    if not isinstance(call_id, str) or not call_id:
+        call_id = next(iter(pending), None)
+    if call_id not in pending:
+        raise TrajectoryError("orphan_tool_result", f"{where}: tool result for no call {call_id!r}")
+    del pending[call_id]
+    results[call_id] = text
+
+
 def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
     """Read OpenAI-format messages; raises :class:`TrajectoryError` when they are unreadable."""
     if not isinstance(steps, list | tuple):
@@ -223,7 +259,7 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
             raise TrajectoryError("unknown_role", f"message {index} has unknown role {role!r}")
         if role == "assistant":
             _missing(pending, f"before message {index}")
-            calls = _calls(message, index, len(turns))
+            calls = _calls(message, index, len(turns)) or _use_calls(message, index, len(turns))
             content = content_text(message.get("content"), f"message {index}")
             tagged = None if calls else split_tool_call_tags(content)
             if tagged is not None:  # Hermes/Qwen <tool_call> blocks in the text are calls
@@ -238,17 +274,13 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
             turns.append(Turn(len(turns), index, content, calls))
         elif role == "tool":
             text = content_text(message.get("content"), f"message {index}")
-            call_id = message.get("tool_call_id")
-            if not isinstance(call_id, str) or not call_id:
-                call_id = next(iter(pending), None)  # a result without an id answers the oldest
-            if call_id not in pending:
-                raise TrajectoryError(
-                    "orphan_tool_result", f"message {index}: tool result for no call {call_id!r}"
-                )
-            del pending[call_id]
-            results[call_id] = text
+            _take_result(pending, results, message.get("tool_call_id"), text, f"message {index}")
         else:
-            context.append(content_text(message.get("content"), f"message {index}"))
+            where = f"message {index}"
+            for block in _blocks(message.get("content"), "tool_result"):  # Anthropic's results
+                text = content_text(block.get("content"), where)
+                _take_result(pending, results, block.get("tool_use_id"), text, where)
+            context.append(content_text(message.get("content"), where))
     if turns and pending and any(c.turn != turns[-1].index for c in pending.values()):
         _missing(pending, "at the end")
     return Trajectory(tuple(turns), results, tuple(context))
