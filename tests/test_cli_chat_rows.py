@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from assay.chat import read_chat
 from assay.cli import main
 
 CANCEL = {
@@ -191,3 +192,26 @@ def test_conversations_stored_by_arrow(tmp_path: Path, kind: str) -> None:
     assert {name: [got[name][0]] for name, _, _ in cases} == {
         name: statuses for name, _, statuses in cases
     }, got
+
+
+def test_anthropic_completion_is_a_trajectory(tmp_path: Path) -> None:
+    # a completion in the Anthropic Messages form: its tool_use blocks are calls, so a last
+    # message that only calls has no final answer, and the exchange is the trajectory
+    use = {"type": "tool_use", "id": "toolu_1", "name": "cancel_order",
+           "input": {"order_id": "W1001", "reason": "no longer needed"}}  # fmt: skip
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": '{"refund": 50.0}'}
+    done = [
+        {"role": "assistant", "content": [{"type": "text", "text": "Cancelling."}, use]},
+        {"role": "user", "content": [result]},
+        {"role": "assistant", "content": [{"type": "text", "text": "W1001 is cancelled."}]},
+    ]
+    read = read_chat(done, [ASK])
+    assert read.text == "W1001 is cancelled."
+    assert read.steps == (ASK, *done)
+    assert read_chat(done[:1]).text == ""  # a call and no answer yet
+    src = tmp_path / "in.jsonl"
+    row = {"id": "a", "domain": "agent", "prompt": [ASK], "completion": done, "reference": CANCEL}
+    src.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]) == 0
+    assert json.loads(out.read_text())["status"] == "correct"

@@ -67,6 +67,15 @@ def content_text(content: Any) -> str:
     return ""
 
 
+def _calls(message: Mapping[str, Any]) -> bool:
+    """Whether a message makes calls: OpenAI ``tool_calls`` or Anthropic ``tool_use`` blocks."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else ()
+    return bool(message.get("tool_calls")) or any(
+        isinstance(b, Mapping) and b.get("type") == "tool_use" for b in blocks
+    )
+
+
 def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
     """The answer and trajectory of a chat-message response (see :func:`is_chat`).
 
@@ -77,8 +86,8 @@ def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
     """
     messages = [dict(value)] if isinstance(value, Mapping) else [dict(m) for m in value]
     last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
-    text = "" if last is None or last.get("tool_calls") else content_text(last.get("content"))
-    if len(messages) == 1 and last is not None and not last.get("tool_calls"):
+    text = "" if last is None or _calls(last) else content_text(last.get("content"))
+    if len(messages) == 1 and last is not None and not _calls(last):
         return ChatResponse(text, ())
     head: list[dict[str, Any]] = []
     if messages[0].get("role") not in _OPENERS and is_chat(prompt):
