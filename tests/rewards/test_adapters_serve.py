@@ -94,6 +94,33 @@ def test_verify_endpoint(server: RewardServer) -> None:
     assert (status, payload["result"]["status"]) == (200, "correct")
 
 
+def test_verify_endpoint_reads_chat_messages(server: RewardServer) -> None:
+    # a trajectory posted as chat messages (an OpenAI-style conversation) is read as
+    # assay score reads it: its calls are replayed, its last assistant message is the answer
+    ask = {"role": "user", "content": "Please cancel W1001, I no longer need it."}
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {
+            "name": "cancel_order",
+            "arguments": '{"order_id": "W1001", "reason": "no longer needed"}',
+        },
+    }
+    goal = {"env": "retail", "goal": {"calls": [{"name": "cancel_order", "arguments": {
+        "order_id": "W1001", "reason": "no longer needed"}}]}}  # fmt: skip
+    done = [ask, {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"refund": 50.0}'},
+            {"role": "assistant", "content": "Cancelled; $50.00 refunded."}]  # fmt: skip
+    said = [ask, {"role": "assistant", "content": "Cancelled; $50.00 refunded."}]
+    records = [
+        {"id": "done", "domain": "agent", "response": done, "reference": goal},
+        {"id": "said", "domain": "agent", "response": said, "reference": goal},
+    ]
+    status, payload, _ = _post(server.port, "/verify", {"records": records})
+    assert status == 200, payload
+    assert [r["status"] for r in payload["results"]] == ["correct", "incorrect"]
+
+
 def test_many_concurrent_clients(server: RewardServer) -> None:
     failures: list[str] = []
 
