@@ -99,3 +99,30 @@ def test_anthropic_trajectories(
     assert main(["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]) == 0
     (result,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert result["status"] == status, (result["message"], result["checks"])
+
+
+# OpenAI's legacy form (before tool_calls): one "function_call" per assistant message, answered
+# by a "function" message; still what older agent logs and some datasets hold
+LEGACY: list[tuple[str, list[dict[str, Any]], str]] = [
+    ("legacy-cancel", [
+        {"role": "assistant", "content": None, "function_call": {
+            "name": "cancel_order",
+            "arguments": '{"order_id": "W1001", "reason": "no longer needed"}'}},
+        {"role": "function", "name": "cancel_order", "content": '{"refund": 50.0}'},
+        {"role": "assistant", "content": "W1001 is cancelled; $50.00 will be refunded."},
+    ], "correct"),
+    ("legacy-wrong-order", [
+        {"role": "assistant", "content": None, "function_call": {
+            "name": "cancel_order",
+            "arguments": '{"order_id": "W1003", "reason": "no longer needed"}'}},
+        {"role": "function", "name": "cancel_order", "content": '{"refund": 45.0}'},
+        {"role": "assistant", "content": "Cancelled."},
+    ], "incorrect"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LEGACY, ids=[c[0] for c in LEGACY])
+def test_openai_legacy_function_calls(
+    tmp_path: Path, case: tuple[str, list[dict[str, Any]], str]
+) -> None:
+    test_anthropic_trajectories(tmp_path, case)
