@@ -3,7 +3,8 @@
 Accepted messages: ``system``/``developer``/``user`` (ignored for scoring), ``assistant``
 (``content`` and optional ``tool_calls``: ``{"id", "type": "function", "function": {"name",
 "arguments"}}`` with ``arguments`` a JSON string, or an already decoded object) and ``tool``
-(``tool_call_id``, ``content``). Content is a string, ``null`` or a list of ``{"type": "text",
+(``tool_call_id``, ``content``); OpenAI's legacy ``function_call`` and ``function`` messages are
+read as one call and its result. Content is a string, ``null`` or a list of ``{"type": "text",
 "text": ...}`` parts. The Anthropic Messages form is read too: ``tool_use`` content blocks of an
 assistant message are its calls, ``tool_result`` blocks of a user message their results.
 
@@ -35,7 +36,7 @@ from assay.verifiers.agent.calltext import (
 from assay.errors import AssayError
 from assay.types import JSON
 
-ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 
 
 class TrajectoryError(AssayError):
@@ -190,6 +191,9 @@ def response_turn(response: str, context: tuple[str, ...] = ()) -> Trajectory:
 
 def _calls(message: Mapping[str, JSON], index: int, turn: int) -> tuple[ToolCall, ...]:
     raw_calls = message.get("tool_calls") or []
+    legacy = message.get("function_call")
+    if not raw_calls and legacy is not None:  # OpenAI's form before tool_calls: one call
+        raw_calls = [{"function": legacy}]
     if not isinstance(raw_calls, list):
         raise TrajectoryError("bad_tool_call", f"message {index}: tool_calls is not a list")
     calls = []
@@ -250,6 +254,7 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
     turns: list[Turn] = []
     results: dict[str, str] = {}
     pending: dict[str, ToolCall] = {}
+    legacy: set[str] = set()  # ids of calls written as a legacy function_call
     context: list[str] = []
     for index, message in enumerate(steps):
         if not isinstance(message, Mapping):
@@ -260,6 +265,8 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
         if role == "assistant":
             _missing(pending, f"before message {index}")
             calls = _calls(message, index, len(turns)) or _use_calls(message, index, len(turns))
+            if not message.get("tool_calls") and message.get("function_call") is not None:
+                legacy.update(call.id for call in calls)
             content = content_text(message.get("content"), f"message {index}")
             tagged = None if calls else split_tool_call_tags(content)
             if tagged is not None:  # Hermes/Qwen <tool_call> blocks in the text are calls
@@ -275,6 +282,15 @@ def parse_trajectory(steps: Sequence[JSON]) -> Trajectory:
         elif role == "tool":
             text = content_text(message.get("content"), f"message {index}")
             _take_result(pending, results, message.get("tool_call_id"), text, f"message {index}")
+        elif role == "function":  # the legacy form's result: answers its oldest function_call
+            oldest = next((c for c in pending if c in legacy), None)
+            if oldest is None:
+                raise TrajectoryError(
+                    "unknown_role",
+                    f"message {index}: a 'function' message answers only a legacy function_call",
+                )
+            text = content_text(message.get("content"), f"message {index}")
+            _take_result(pending, results, oldest, text, f"message {index}")
         else:
             where = f"message {index}"
             for block in _blocks(message.get("content"), "tool_result"):  # Anthropic's results
