@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from assay.chat import read_chat
+from assay.chat import ChatResponse, read_chat
 from assay.cli import main
 
 CANCEL = {
@@ -209,6 +209,9 @@ def test_anthropic_completion_is_a_trajectory(tmp_path: Path) -> None:
     assert read.text == "W1001 is cancelled."
     assert read.steps == (ASK, *done)
     assert read_chat(done[:1]).text == ""  # a call and no answer yet
+    legacy = {"role": "assistant", "content": "Cancelling.",
+              "function_call": {"name": "cancel_order", "arguments": "{}"}}  # fmt: skip
+    assert read_chat([legacy]) == ChatResponse("", (legacy,))
     src = tmp_path / "in.jsonl"
     row = {"id": "a", "domain": "agent", "prompt": [ASK], "completion": done, "reference": CANCEL}
     src.write_text(json.dumps(row) + "\n")

@@ -68,12 +68,13 @@ def content_text(content: Any) -> str:
 
 
 def _calls(message: Mapping[str, Any]) -> bool:
-    """Whether a message makes calls: OpenAI ``tool_calls`` or Anthropic ``tool_use`` blocks."""
+    """Whether a message makes calls: OpenAI ``tool_calls`` (or the legacy ``function_call``)
+    or Anthropic ``tool_use`` blocks."""
     content = message.get("content")
     blocks = content if isinstance(content, list) else ()
-    return bool(message.get("tool_calls")) or any(
-        isinstance(b, Mapping) and b.get("type") == "tool_use" for b in blocks
-    )
+    if message.get("tool_calls") or message.get("function_call"):
+        return True
+    return any(isinstance(b, Mapping) and b.get("type") == "tool_use" for b in blocks)
 
 
 def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
