@@ -218,3 +218,43 @@ def test_anthropic_completion_is_a_trajectory(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     assert main(["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]) == 0
     assert json.loads(out.read_text())["status"] == "correct"
+
+
+# ShareGPT conversations ("from"/"value"), as open tool-calling datasets keep them: NousResearch's
+# hermes-function-calling (gpt turns with <tool_call> blocks, tool turns with <tool_response>)
+# and LLaMA-Factory's form ("function_call" turns holding the call's JSON, "observation" turns)
+SHAREGPT_HERMES = [
+    {"from": "human", "value": "Please cancel W1001, I no longer need it."},
+    {"from": "gpt", "value": '<tool_call>\n{"name": "cancel_order", "arguments": '
+                             '{"order_id": "W1001", "reason": "no longer needed"}}\n</tool_call>'},
+    {"from": "tool", "value": '<tool_response>\n{"refund": 50.0}\n</tool_response>'},
+    {"from": "gpt", "value": "W1001 is cancelled; $50.00 will be refunded."},
+]  # fmt: skip
+SHAREGPT_FACTORY = [
+    {"from": "human", "value": "Please cancel W1001, I no longer need it."},
+    {"from": "function_call", "value": '{"name": "cancel_order", "arguments": '
+                                       '{"order_id": "W1001", "reason": "no longer needed"}}'},
+    {"from": "observation", "value": '{"refund": 50.0}'},
+    {"from": "gpt", "value": "W1001 is cancelled; $50.00 will be refunded."},
+]  # fmt: skip
+SHAREGPT_CASES = [
+    ("sharegpt-hermes", SHAREGPT_HERMES, "correct"),
+    ("sharegpt-llamafactory", SHAREGPT_FACTORY, "correct"),
+    ("sharegpt-claims-only", [SHAREGPT_HERMES[0], SHAREGPT_HERMES[3]], "incorrect"),
+    ("sharegpt-wrong-order", [SHAREGPT_FACTORY[0], {"from": "function_call", "value": json.dumps(
+        {"name": "cancel_order", "arguments": {"order_id": "W1003", "reason": "no longer needed"}}
+    )}, *SHAREGPT_FACTORY[2:]], "incorrect"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", SHAREGPT_CASES, ids=[c[0] for c in SHAREGPT_CASES])
+def test_sharegpt_conversations(tmp_path: Path, case: tuple[str, list[Any], str]) -> None:
+    name, conversation, status = case
+    src = tmp_path / "in.jsonl"
+    row = {"id": name, "domain": "agent", "conversations": conversation, "reference": CANCEL}
+    src.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out.jsonl"
+    args = ["score", str(src), "-o", str(out), "--workers", "0", "--quiet"]
+    assert main([*args, "--response-field", "conversations"]) == 0
+    result = json.loads(out.read_text())
+    assert result["status"] == status, result["message"]
