@@ -3,16 +3,19 @@
 Trainers and datasets keep a response as chat messages as often as text: TRL's conversational
 completions (``[{"role": "assistant", "content": ...}]``; with ``tools=`` the whole exchange
 its tool loop ran: assistant turns with ``tool_calls``, ``tool`` results, the final answer),
-OpenAI-style ``messages`` columns (the prompt's messages first), and lists of such
-conversations, n samples of one prompt. :func:`read_chat` turns one into what a verifier reads:
-the final answer as ``response`` and, when there was more than one plain assistant turn, the
-messages as the record's ``steps`` (the trajectory the agent verifier replays and the code
-verifier runs the commands of). One reader serves ``assay score``, the HTTP service and the
-TRL adapter, so a conversation scores the same whichever way it arrives.
+OpenAI-style ``messages`` columns (the prompt's messages first), ShareGPT ``conversations``
+(``from``/``value`` turns, LLaMA-Factory's ``function_call``/``observation`` included, read as
+OpenAI messages), and lists of such conversations, n samples of one prompt. :func:`read_chat`
+turns one into what a verifier reads: the final answer as ``response`` and, when there was
+more than one plain assistant turn, the messages as the record's ``steps`` (the trajectory the
+agent verifier replays and the code verifier runs the commands of). One reader serves ``assay
+score``, the HTTP service and the TRL adapter, so a conversation scores the same whichever way
+it arrives.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +24,12 @@ __all__ = ["ChatResponse", "content_text", "is_chat", "read_chat"]
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 _OPENERS = frozenset({"system", "developer", "user"})
+_SHAREGPT_ROLES = {
+    "system": "system", "human": "user", "user": "user", "gpt": "assistant",
+    "assistant": "assistant", "function_call": "assistant", "tool": "tool",
+    "observation": "tool", "ipython": "tool",
+}  # fmt: skip
+"""ShareGPT speakers (``from``) and the role each is (LLaMA-Factory's names included)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +48,43 @@ class ChatResponse:
 
 
 def _is_message(value: Any) -> bool:
-    return isinstance(value, Mapping) and value.get("role") in _ROLES
+    return (isinstance(value, Mapping) and value.get("role") in _ROLES) or _is_sharegpt(value)
+
+
+def _is_sharegpt(value: Any) -> bool:
+    """A ShareGPT turn: ``{"from": "human" | "gpt" | ..., "value": text}``."""
+    return (
+        isinstance(value, Mapping)
+        and value.get("from") in _SHAREGPT_ROLES
+        and isinstance(value.get("value"), str)
+    )
+
+
+def _sharegpt_calls(value: str) -> list[dict[str, Any]] | None:
+    """The calls of a LLaMA-Factory ``function_call`` turn (a JSON call or list of calls)."""
+    try:
+        decoded = json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+    items = decoded if isinstance(decoded, list) else [decoded]
+    calls = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            return None
+        function = {"name": item["name"], "arguments": item.get("arguments", {})}
+        calls.append({"type": "function", "function": function})
+    return calls or None
+
+
+def _message(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A message in OpenAI's form (a ShareGPT turn converted, anything else copied)."""
+    if not _is_sharegpt(value):
+        return dict(value)
+    speaker, text = value["from"], value["value"]
+    calls = _sharegpt_calls(text) if speaker == "function_call" else None
+    if calls is not None:
+        return {"role": "assistant", "content": "", "tool_calls": calls}
+    return {"role": _SHAREGPT_ROLES[speaker], "content": text}
 
 
 def is_chat(value: Any) -> bool:
@@ -85,12 +130,12 @@ def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
         prompt: The row's prompt; when it is messages and ``value`` does not start with its
             own system/user message, the prompt's messages open the trajectory.
     """
-    messages = [dict(value)] if isinstance(value, Mapping) else [dict(m) for m in value]
+    messages = [_message(value)] if isinstance(value, Mapping) else [_message(m) for m in value]
     last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
     text = "" if last is None or _calls(last) else content_text(last.get("content"))
     if len(messages) == 1 and last is not None and not _calls(last):
         return ChatResponse(text, ())
     head: list[dict[str, Any]] = []
     if messages[0].get("role") not in _OPENERS and is_chat(prompt):
-        head = [dict(prompt)] if isinstance(prompt, Mapping) else [dict(m) for m in prompt]
+        head = [_message(prompt)] if isinstance(prompt, Mapping) else [_message(m) for m in prompt]
     return ChatResponse(text, (*head, *messages))
