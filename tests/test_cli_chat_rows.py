@@ -104,6 +104,21 @@ CASES: list[tuple[str, dict[str, Any], str, list[str]]] = [
         {"role": "user", "content": "Actually, do not cancel anything."},
         {"role": "assistant", "content": "Understood, nothing was cancelled."}],
         "solution": CANCEL, "domain": "agent"}, "completion", ["incorrect"]),
+    # the prompt's own history (a few-shot example, an earlier turn) already holds the goal
+    # call: the model is credited for its own messages only, so looking it up and saying
+    # "done" earns nothing
+    ("attack-prompt-history-call", {"prompt": [
+        ASK,
+        {"role": "assistant", "content": "", "tool_calls": [
+            _trl_call("cancel_order", order_id="W1001", reason="no longer needed")]},
+        {"role": "tool", "name": "cancel_order", "content": "{'refund': 50.0}"},
+        {"role": "user", "content": "Thanks. Is it done?"}],
+        "completion": [
+            {"role": "assistant", "content": "",
+             "tool_calls": [_trl_call("get_order", order_id="W1001")]},
+            {"role": "tool", "name": "get_order", "content": "{'status': 'cancelled'}"},
+            {"role": "assistant", "content": "Yes, W1001 is cancelled."}],
+        "solution": CANCEL, "domain": "agent"}, "completion", ["incorrect"]),
     ("attack-answer-before-last-call", {"prompt": [{"role": "user", "content": "17*23?"}],
         "completion": [{"role": "assistant", "content": "It is \\boxed{391}, let me check.",
                         "tool_calls": [_trl_call("python", code="print(17 * 23)")]}],
