@@ -39,8 +39,9 @@ class ChatResponse:
     Attributes:
         text: The final answer: the content of the last assistant message (``""`` when that
             message makes calls, or there is no assistant message).
-        steps: The trajectory, prompt messages first; empty when the response is a single
-            assistant message that calls nothing (then ``text`` is all there is).
+        steps: The trajectory, the prompt's system/user messages first; empty when the
+            response is a single assistant message that calls nothing (then ``text`` is all
+            there is).
     """
 
     text: str
@@ -128,7 +129,10 @@ def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
     Args:
         value: One message or a list of them (the model's turns, or a whole conversation).
         prompt: The row's prompt; when it is messages and ``value`` does not start with its
-            own system/user message, the prompt's messages open the trajectory.
+            own system/user message, the prompt's system, developer and user messages open
+            the trajectory. Its assistant and tool messages (a few-shot example, earlier
+            turns) are left out: the model is credited for the calls it made, not for calls
+            its prompt already holds.
     """
     messages = [_message(value)] if isinstance(value, Mapping) else [_message(m) for m in value]
     last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
@@ -137,5 +141,6 @@ def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
         return ChatResponse(text, ())
     head: list[dict[str, Any]] = []
     if messages[0].get("role") not in _OPENERS and is_chat(prompt):
-        head = [_message(prompt)] if isinstance(prompt, Mapping) else [_message(m) for m in prompt]
+        given = [_message(prompt)] if isinstance(prompt, Mapping) else [_message(m) for m in prompt]
+        head = [m for m in given if m.get("role") in _OPENERS]  # never the prompt's own calls
     return ChatResponse(text, (*head, *messages))
