@@ -204,3 +204,10 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
         assert roles == (["assistant"] if key == "B" else ["assistant", "tool", "assistant"])
         # ... and assay pays what it did
         assert reward == DESERVED[key], (key, completion, reward)
+    # each verdict's status is a column of TRL's completions table (log_extra), and the share
+    # of masked verdicts (error, timeout: reward None) a metric it logs (log_metric)
+    statuses = list(logs["extra"]["assay_agent/status"])
+    expected = ["correct" if r == 1.0 else "incorrect" for *_, r in scored]
+    assert statuses == expected, statuses
+    logged = [e for e in trainer.state.log_history if "assay_agent/masked" in e]
+    assert [e["assay_agent/masked"] for e in logged] == [0.0], trainer.state.log_history
