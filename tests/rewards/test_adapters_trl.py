@@ -56,6 +56,24 @@ def test_rewards_and_masking() -> None:
     assert reward.__name__ == "assay_math"
 
 
+def test_statuses_and_masked_share_reach_trls_logs() -> None:
+    # GRPOTrainer passes log_extra (a completions-table column) and log_metric (a scalar)
+    columns: dict[str, list[str]] = {}
+    metrics: dict[str, float] = {}
+    reward = reward_function("math", workers=1, name="acc")
+    rewards = reward(
+        ["q", "q", "q", "q"],
+        ["\\boxed{4}", "\\boxed{5}", "\\boxed{4}", ""],
+        None,
+        reference=["4", "4", None, "4"],
+        log_extra=lambda column, values: columns.setdefault(column, list(values)),
+        log_metric=lambda name, value: metrics.setdefault(name, value),
+    )
+    assert rewards == [1.0, 0.0, None, 0.0]
+    assert columns == {"acc/status": ["correct", "incorrect", "error", "unparsable"]}
+    assert metrics == {"acc/masked": 0.25}
+
+
 def test_async_variant_matches() -> None:
     reward = async_reward_function("math", workers=1, name="acc")
     assert asyncio.iscoroutinefunction(reward)

@@ -62,10 +62,25 @@ def reward_function(
     ) -> list[float | None]:
         rows = completion_rows(prompts, completions, columns)
         results = (scorer or shared_scorer(options)).score(rows)
-        return [reward_of(result) for result in results]
+        rewards = [reward_of(result) for result in results]
+        _log(assay_reward.__name__, columns, [r.status.value for r in results], rewards)
+        return rewards
 
     assay_reward.__name__ = assay_reward.__qualname__ = name or _default_name(domain)
     return assay_reward
+
+
+def _log(
+    name: str, columns: Mapping[str, Any], statuses: list[str], rewards: list[float | None]
+) -> None:
+    """Each verdict's status as a column of TRL's completions table (``<name>/status``) and
+    the share of masked verdicts as a metric (``<name>/masked``), through the ``log_extra``
+    and ``log_metric`` callbacks GRPOTrainer passes every reward function (none: nothing)."""
+    log_extra, log_metric = columns.get("log_extra"), columns.get("log_metric")
+    if callable(log_extra):
+        log_extra(f"{name}/status", statuses)
+    if callable(log_metric) and rewards:
+        log_metric(f"{name}/masked", sum(r is None for r in rewards) / len(rewards))
 
 
 def async_reward_function(
