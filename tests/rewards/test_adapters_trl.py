@@ -67,7 +67,7 @@ def test_statuses_and_masked_share_reach_trls_logs() -> None:
         None,
         reference=["4", "4", None, "4"],
         log_extra=lambda column, values: columns.setdefault(column, list(values)),
-        log_metric=lambda name, value: metrics.setdefault(name, value),
+        log_metric=metrics.setdefault,
     )
     assert rewards == [1.0, 0.0, None, 0.0]
     assert columns == {"acc/status": ["correct", "incorrect", "error", "unparsable"]}
