@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ChatResponse", "content_text", "is_chat", "read_chat"]
+__all__ = ["ChatResponse", "is_chat", "read_chat"]
 
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function", "ipython"})
 _OPENERS = frozenset({"system", "developer", "user"})
@@ -88,6 +88,11 @@ def _message(value: Mapping[str, Any]) -> dict[str, Any]:
     return {"role": _SHAREGPT_ROLES[speaker], "content": text}
 
 
+def _messages(value: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One message or a list of them, each in OpenAI's form (see :func:`_message`)."""
+    return [_message(value)] if isinstance(value, Mapping) else [_message(m) for m in value]
+
+
 def is_chat(value: Any) -> bool:
     """Whether ``value`` is chat messages: one message, or a non-empty list of them."""
     if _is_message(value):
@@ -100,7 +105,7 @@ def is_chat(value: Any) -> bool:
     )
 
 
-def content_text(content: Any) -> str:
+def _content_text(content: Any) -> str:
     """A message's content as text: a string, or the ``text`` of its content parts."""
     if isinstance(content, str):
         return content
@@ -134,13 +139,14 @@ def read_chat(value: Any, prompt: Any = None) -> ChatResponse:
             turns) are left out: the model is credited for the calls it made, not for calls
             its prompt already holds.
     """
-    messages = [_message(value)] if isinstance(value, Mapping) else [_message(m) for m in value]
+    messages = _messages(value)
     last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
-    text = "" if last is None or _calls(last) else content_text(last.get("content"))
-    if len(messages) == 1 and last is not None and not _calls(last):
+    answers = last is not None and not _calls(last)  # the last assistant turn is an answer
+    text = _content_text(last.get("content")) if last is not None and answers else ""
+    if len(messages) == 1 and answers:
         return ChatResponse(text, ())
     head: list[dict[str, Any]] = []
     if messages[0].get("role") not in _OPENERS and is_chat(prompt):
-        given = [_message(prompt)] if isinstance(prompt, Mapping) else [_message(m) for m in prompt]
-        head = [m for m in given if m.get("role") in _OPENERS]  # never the prompt's own calls
+        # never the prompt's own assistant and tool messages: the model made no such calls
+        head = [m for m in _messages(prompt) if m.get("role") in _OPENERS]
     return ChatResponse(text, (*head, *messages))
