@@ -14,6 +14,7 @@ from assay.verifiers.code import (
     scan_suspicious,
     static,
     stdout_equal,
+    stdout_tokens_equal,
     syntax_error,
 )
 
@@ -126,6 +127,38 @@ def test_stdout_equal_ignores_only_trailing_whitespace() -> None:
     assert stdout_equal("1 2  \n3\n\n\n", "1 2\n3")
     assert not stdout_equal("1  2\n", "1 2\n")  # inner spacing matters
     assert not stdout_equal("2.5\n", "2.500000\n")  # no numeric leniency
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "tolerance", "equal"),
+    [
+        ("\n 3 \n", "3\n", None, True),
+        ("3.0e0", "3", None, True),
+        ("-0", "0", None, True),
+        ("+5", "5", None, True),
+        ("Yes 3.0", "Yes 3", None, False),  # LiveCodeBench: a differing line must be numbers
+        ("Yes 3.0", "Yes 3", 1e-6, True),  # with a tolerance, words match as text
+        ("1e99999999999999999999", "1", None, False),  # past Decimal's exponents: not a number
+        ("1e99999999999999999999", "1", 1e-6, False),
+        ("1" * 5000, "1" * 5000 + "0", None, False),
+        ("nan", "nan", None, True),  # the same text
+        ("nan", "0", 1e-6, False),
+        ("inf", "1e400", 1e-6, False),  # inf is text, not the float a numeral overflows to
+        ("Infinity", "Infinity", None, True),
+        ("1_000", "1000", None, False),  # Decimal() would take it; a numeral does not
+        ("0x10", "16", 1e-6, False),
+        ("0.0000005", "0", 1e-6, True),  # absolute error within the tolerance
+        ("0.000002", "0", 1e-6, False),
+        ("1\r\n2\r\n", "1\n2", None, True),
+        ("", "0", None, False),
+        ("", "", None, True),
+        ("1 2", "1\n2", None, False),
+    ],
+)
+def test_stdout_tokens_equal(
+    actual: str, expected: str, tolerance: float | None, equal: bool
+) -> None:
+    assert stdout_tokens_equal(actual, expected, tolerance) is equal
 
 
 @pytest.mark.parametrize(

@@ -142,7 +142,7 @@ def run_stdio(
         fault = fault_of(outcome)
         if fault is not None:
             run.blame(*fault, unit=name)
-        units.append(_stdio_unit(index, outcome, case["stdout"]))
+        units.append(_stdio_unit(index, outcome, case["stdout"], task))
     return units
 
 

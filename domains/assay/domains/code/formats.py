@@ -47,8 +47,8 @@ LCB_IMPORTS = "\n".join(
 """What LiveCodeBench's own harness puts above every Python answer (its ``import_string``),
 so an answer that uses ``List``, ``defaultdict`` or ``sqrt`` without importing them is right."""
 _PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ruff_weight",
-              "float_tolerance", "reference_time_s", "time_budget_factor", "language",
-              "compile_timeout_s", "compile_memory_mb", "compile_weight")  # fmt: skip
+              "float_tolerance", "stdout_match", "reference_time_s", "time_budget_factor",
+              "language", "compile_timeout_s", "compile_memory_mb", "compile_weight")  # fmt: skip
 
 
 def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -153,7 +153,9 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
     kinds = {case.get("testtype") for case in cases}
     if kinds == {"stdin"}:
         stdio = [{"stdin": _lcb_text(c, "input"), "stdout": _lcb_text(c, "output")} for c in cases]
-        return {**_options(reference), "stdio": stdio, **import_string(reference)}
+        # LiveCodeBench's grade_stdio: lines stripped, a differing line equal as numbers
+        options = {"stdout_match": "tokens", **_options(reference)}
+        return {**options, "stdio": stdio, **import_string(reference)}
     if kinds != {"functional"}:
         raise MalformedTaskError(
             f"LiveCodeBench test types must all be stdin or functional: {kinds}"

@@ -19,7 +19,7 @@ from typing import Any
 
 from assay.domains.code.formats import prompt_preamble, with_preamble
 from assay.domains.code.task import CodeTask
-from assay.verifiers.code.compare import REL_TOL, json_equal, stdout_equal
+from assay.verifiers.code.compare import REL_TOL, json_equal, stdout_equal, stdout_tokens_equal
 from assay.verifiers.code.humaneval import run_check
 from assay.verifiers.code.pytest_runner import run_pytest_file
 from assay.verifiers.code.remote import Session, same_data
@@ -404,14 +404,21 @@ def run_stdio(run: Run, code: str) -> list[Unit]:
         if fault is not None:
             run.limit_kills += fault[0] in ("time", "memory")
             run.blame(*fault, unit=f"case[{index}]")
-        units.append(_stdio_unit(index, outcome, case["stdout"]))
+        units.append(_stdio_unit(index, outcome, case["stdout"], run.task))
     return units
 
 
-def _stdio_unit(index: int, outcome: ProgramOutcome, expected: str) -> Unit:
+def same_stdout(task: CodeTask, actual: str, expected: str) -> bool:
+    """The task's rule for program output (``stdout_match``; see docs/code.md)."""
+    if task.stdout_match == "tokens":
+        return stdout_tokens_equal(actual, expected, task.float_tolerance)
+    return stdout_equal(actual, expected)
+
+
+def _stdio_unit(index: int, outcome: ProgramOutcome, expected: str, task: CodeTask) -> Unit:
     usage = outcome.usage
     if outcome.status is ProgramStatus.OK:
-        passed = stdout_equal(outcome.stdout, expected) and not outcome.stdout_truncated
+        passed = same_stdout(task, outcome.stdout, expected) and not outcome.stdout_truncated
         message = "" if passed else f"wrong output: {_short(outcome.stdout[-200:])}"
     else:
         passed = False

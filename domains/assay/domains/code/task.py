@@ -46,7 +46,13 @@ class CodeTask:
         time_budget_factor: The budget is ``factor * reference_time_s``.
         ruff_weight: Share of the score given to ruff's static-analysis score.
         static_analysis: Run ruff (on by default; ``"static_analysis": false`` skips it).
-        float_tolerance: Relative tolerance for float comparisons (and stdout tokens if set).
+        float_tolerance: Relative tolerance for float comparisons; on stdio output, the
+            absolute or relative error a numeric token may have (``stdout_match`` ``tokens``).
+        stdout_match: How stdio output is compared: ``exact`` (trailing whitespace per line
+            and trailing blank lines aside) or ``tokens`` (lines stripped, numbers by value;
+            :func:`assay.verifiers.code.compare.stdout_tokens_equal`). Given no value, it is
+            ``tokens`` when ``float_tolerance`` is set, else ``exact``; LiveCodeBench stdin
+            rows are ``tokens``, as its grader compares.
         prompt: ``tests`` mode: the problem's prompt (trusted); its helpers are visible to the
             tests, and a completion that does not define the entry point continues it.
         harness: Trusted code appended to the candidate's (LiveCodeBench's ``Solution`` shim).
@@ -71,6 +77,7 @@ class CodeTask:
     time_budget_factor: float = 5.0
     ruff_weight: float = 0.0
     float_tolerance: float | None = None
+    stdout_match: str = "exact"
     static_analysis: bool = True
     prompt: str | None = None
     harness: str = ""
@@ -138,6 +145,11 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
     if mode == "repo" and not fail_to_pass:
         raise MalformedTaskError("a repo task needs a non-empty fail_to_pass list")
     reference_time = reference.get("reference_time_s")
+    tolerance = (
+        None
+        if reference.get("float_tolerance") is None
+        else _number(reference, "float_tolerance", 0.0)
+    )
     return CodeTask(
         mode=mode,
         spec=spec,
@@ -153,9 +165,8 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         time_budget_factor=_number(reference, "time_budget_factor", 5.0, low=1.0),
         ruff_weight=min(_number(reference, "ruff_weight", 0.0), 1.0),
         static_analysis=reference.get("static_analysis", True) is not False,
-        float_tolerance=None
-        if reference.get("float_tolerance") is None
-        else _number(reference, "float_tolerance", 0.0),
+        float_tolerance=tolerance,
+        stdout_match=_stdout_match(reference.get("stdout_match"), tolerance),
         prompt=_optional_text(reference, "prompt") if mode == "tests" else None,
         harness=_optional_text(reference, "harness") or "",
         preamble=_optional_text(reference, "preamble") or "",
@@ -165,6 +176,17 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         compile_weight=min(_number(reference, "compile_weight", 0.0), 1.0),
         test_files=_strings(reference, "test_files") if mode == "repo" else (),
     )
+
+
+STDOUT_MATCHES = ("exact", "tokens")
+
+
+def _stdout_match(value: Any, tolerance: float | None) -> str:
+    if value is None:
+        return "exact" if tolerance is None else "tokens"
+    if not isinstance(value, str) or value not in STDOUT_MATCHES:
+        raise MalformedTaskError(f"stdout_match must be 'exact' or 'tokens', got {value!r}")
+    return value
 
 
 def _optional_text(reference: Mapping[str, Any], key: str) -> str | None:

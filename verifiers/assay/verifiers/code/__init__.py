@@ -1,6 +1,6 @@
 """Checkers for generated code: extraction, syntax, ruff, suspicious patterns, comparisons."""
 
-from assay.verifiers.code.compare import json_equal, stdout_equal
+from assay.verifiers.code.compare import json_equal, stdout_equal, stdout_tokens_equal
 from assay.verifiers.code.extract import extract_code, extract_patch
 from assay.verifiers.code.static import RuffReport, ruff_report, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
@@ -14,5 +14,6 @@ __all__ = [
     "ruff_report",
     "scan_suspicious",
     "stdout_equal",
+    "stdout_tokens_equal",
     "syntax_error",
 ]

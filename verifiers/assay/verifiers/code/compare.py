@@ -13,11 +13,16 @@ Expected values come from JSON. The rules (documented in docs/code.md):
 - A value that cannot be compared (an ``int`` too large for a ``float``, nesting past the
   interpreter's recursion limit) does not equal anything: :func:`json_equal` never raises on
   what a candidate returns.
+
+Program output (stdio) has two rules: :func:`stdout_equal`, strict, and
+:func:`stdout_tokens_equal`, as LiveCodeBench's grader and contest checkers read output.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 REL_TOL = 1e-9
@@ -70,3 +75,55 @@ def _lines(text: str) -> list[str]:
 def stdout_equal(actual: str, expected: str) -> bool:
     """Program output equality: trailing whitespace per line and trailing blank lines ignored."""
     return _lines(actual) == _lines(expected)
+
+
+_NUMERAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+"""A decimal numeral as programs print one (no ``nan``, ``inf``, ``_`` separators or hex)."""
+
+
+def _stripped_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.strip().split("\n")]
+
+
+def _same_number(actual: str, expected: str, rel_tol: float | None) -> bool:
+    if not (_NUMERAL.fullmatch(actual) and _NUMERAL.fullmatch(expected)):
+        return False
+    if rel_tol is None:
+        try:
+            return Decimal(actual) == Decimal(expected)
+        except InvalidOperation:  # an exponent past what Decimal holds
+            return False
+    return math.isclose(float(actual), float(expected), rel_tol=rel_tol, abs_tol=rel_tol)
+
+
+def _same_line(actual: str, expected: str, rel_tol: float | None) -> bool:
+    if actual == expected:
+        return True
+    got, want = actual.split(), expected.split()
+    if len(got) != len(want):
+        return False
+    if rel_tol is None:  # LiveCodeBench: a line that differs must be numbers, all equal
+        return all(_same_number(a, e, None) for a, e in zip(got, want, strict=True))
+    return all(a == e or _same_number(a, e, rel_tol) for a, e in zip(got, want, strict=True))
+
+
+def stdout_tokens_equal(actual: str, expected: str, rel_tol: float | None = None) -> bool:
+    """Program output equality line by line, whitespace and the spelling of numbers aside.
+
+    Both outputs are stripped, and so is each line; there must be as many lines. A line is
+    right when it is the same text, or when its whitespace-separated tokens pair up with the
+    expected line's: without ``rel_tol``, every token a decimal numeral of the same value
+    (``7.0`` is ``7``, ``5e-01`` is ``0.5``: LiveCodeBench's ``grade_stdio`` rule); with it,
+    each token the same text or a numeral within ``rel_tol``, absolute or relative, as
+    contest statements give a real-valued answer's error. ``nan`` and ``inf`` are text.
+
+    Example:
+        >>> stdout_tokens_equal(" 7  12.0\\n\\n", "7 12"), stdout_tokens_equal("7 12", "7\\n12")
+        (True, False)
+        >>> stdout_tokens_equal("Case 1: 0.3333333", "Case 1: 0.333333333333", rel_tol=1e-6)
+        True
+    """
+    got, want = _stripped_lines(actual), _stripped_lines(expected)
+    if len(got) != len(want):
+        return False
+    return all(_same_line(a, e, rel_tol) for a, e in zip(got, want, strict=True))
