@@ -37,6 +37,13 @@ CASES: list[tuple[str, Any, str, Status]] = [
     ("skywork-two-second", "['36', '36^\\\\circ']", "So $\\boxed{36^\\circ}$.", Status.CORRECT),
     ("skywork-two-first", "['36', '36^\\\\circ']", "Final answer: 36", Status.CORRECT),
     ("skywork-two-wrong", "['36', '36^\\\\circ']", "$\\boxed{63}$", Status.INCORRECT),
+    ("bare-backslash-list", "['\\frac{1}{2}', '\\sqrt{2}']", HALF, Status.CORRECT),
+    (
+        "bare-backslash-second",
+        "['\\frac{1}{2}', '\\sqrt{2}']",
+        "$\\boxed{\\sqrt{2}}$",
+        Status.CORRECT,
+    ),
     ("skywork-nothing", "['7']", "I am not sure.", Status.UNPARSABLE),
     ("json-list", ["12", "12.0"], "#### 12", Status.CORRECT),
     ("json-list-wrong", ["12", "12.0"], "#### 13", Status.INCORRECT),

@@ -40,6 +40,9 @@ CASES: list[tuple[str, Any, str, float]] = [
     ("Natalia sold 48 + 24 = 72 clips. #### 72<|im_end|>", "72", "correct", 1.0),
     ("48 + 24 = 71. #### 71<|im_end|>", "72", "incorrect", 0.0),
     ("so \\boxed{72}", "72", "correct", 1.0),
+    # Skywork-OR1's ground_truth: the text of a list of acceptable answers
+    ("p = \\boxed{\\frac{1}{2}}<|im_end|>", "['\\\\frac{1}{2}', '0.5']", "correct", 1.0),
+    ("p = \\boxed{\\frac{1}{3}}<|im_end|>", "['\\\\frac{1}{2}', '0.5']", "incorrect", 0.0),
     # a reference of the wrong shape is the dataset's fault: masked, 0.0 with the flag
     ("#### 72", None, "error", 0.0),
 ]

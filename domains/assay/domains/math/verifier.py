@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import math
+import warnings
 from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -13,17 +15,25 @@ from assay.verifiers.math.grade import grade_identical
 
 from assay.blame import response_owned
 from assay.errors import MalformedTaskError
-from assay.types import JSON, Record, Verdict
+from assay.types import JSON, Record, Status, Verdict
 from assay.verifier import Verifier
 
 _ANSWER_KEYS = ("answer", "ground_truth")
+MAX_ANSWERS = 32
+"""The most acceptable answers one reference may list."""
+_MAX_LIST_TEXT = 20_000
+_CONTROL = frozenset("\a\b\t\n\v\f\r")
 
 
 class MathVerifier(Verifier):
     """Checks a final math answer against a reference (verl's ``reward_model.ground_truth``).
 
     The reference is either the answer string (a JSON number is read as its literal), or a
-    dict with ``answer`` (or ``ground_truth``) and optional keys:
+    dict with ``answer`` (or ``ground_truth``) and optional keys. Either may list several
+    acceptable answers, and a response equal to any of them is right: a JSON list of answers,
+    or the text of a Python or JSON list of answer *strings* (``"['\\\\frac{1}{2}']"``,
+    Skywork-OR1's ``ground_truth``); the text of a list of numbers (``"[1, 2]"``) is one
+    answer, a list. The options are:
 
     - ``tolerance``: relative tolerance for inexact (decimal) numbers, default ``1e-6``;
       exact values (integers, fractions, radicals, ``\\pi``) always compare exactly. Without
@@ -51,7 +61,7 @@ class MathVerifier(Verifier):
     """
 
     name: ClassVar[str] = "math"
-    version: ClassVar[str] = "1.2.2"
+    version: ClassVar[str] = "1.3.0"
     aliases: ClassVar[tuple[str, ...]] = ("gsm8k", "competition_math")
     data_sources: ClassVar[tuple[str, ...]] = (
         "lighteval/MATH",
@@ -76,28 +86,41 @@ class MathVerifier(Verifier):
 
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
-        answer, options = read_reference(record.reference)
-        with response_owned("checking the math answer"):  # the response's work (assay.blame)
-            identical = grade_identical(record.response, answer, options)  # before evaluating
-            if identical is not None:
-                return identical
-        gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
-        with response_owned("checking the math answer"):
-            return grade(record.response, gold, options)
+        answers, options = read_reference(record.reference)
+        first: Verdict | None = None
+        for answer in answers:  # right when equal to any; else the first answer's verdict
+            verdict = _grade_one(record.response, answer, options)
+            if verdict.status is Status.CORRECT:
+                return verdict
+            first = first or verdict
+        assert first is not None  # read_reference never gives an empty tuple
+        return first
 
 
-def read_reference(reference: JSON) -> tuple[str, CompareOptions]:
-    """The gold answer and the comparison options of a math task.
+def _grade_one(response: str, answer: str, options: CompareOptions) -> Verdict:
+    with response_owned("checking the math answer"):  # the response's work (assay.blame)
+        identical = grade_identical(response, answer, options)  # before evaluating
+        if identical is not None:
+            return identical
+    gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
+    with response_owned("checking the math answer"):
+        return grade(response, gold, options)
+
+
+def read_reference(reference: JSON) -> tuple[tuple[str, ...], CompareOptions]:
+    """The acceptable answers (one or more) and the comparison options of a math task.
 
     Raises:
         MalformedTaskError: the answer is missing, empty, or neither a string nor a finite
-            number, or an option has the wrong type.
+            number (nor a list of those, at most :data:`MAX_ANSWERS`), or an option has the
+            wrong type.
     """
-    if isinstance(reference, str | int | float) and not isinstance(reference, bool):
-        return _answer_text(reference), CompareOptions()
+    if isinstance(reference, str | int | float | list) and not isinstance(reference, bool):
+        return _answers(reference), CompareOptions()
     if not isinstance(reference, Mapping):
         raise MalformedTaskError(
-            f"math reference must be a string or a dict, got {type(reference).__name__}"
+            f"math reference must be a string, a list of answers or a dict, "
+            f"got {type(reference).__name__}"
         )
     key = next((k for k in _ANSWER_KEYS if k in reference), None)
     if key is None:
@@ -108,7 +131,44 @@ def read_reference(reference: JSON) -> tuple[str, CompareOptions]:
         percent_as_fraction=_flag(reference, "percent_as_fraction") is True,
         ordered=_flag(reference, "ordered"),
     )
-    return _answer_text(reference[key]), options
+    return _answers(reference[key]), options
+
+
+def _answers(answer: JSON) -> tuple[str, ...]:
+    if isinstance(answer, list):
+        if not answer:
+            raise MalformedTaskError("math answer list is empty")
+        if len(answer) > MAX_ANSWERS:
+            raise MalformedTaskError(f"math answer list is longer than {MAX_ANSWERS}")
+        return tuple(_answer_text(item) for item in answer)
+    text = _answer_text(answer)
+    return _listed_in_text(text) or (text,)
+
+
+def _listed_in_text(text: str) -> tuple[str, ...] | None:
+    """The answers of a reference that is the text of a list of strings (else ``None``).
+
+    Written by ``str(list)`` or ``json.dumps``, LaTeX backslashes are escaped; a list written
+    by hand with bare ones (``['\\frac{1}{2}']`` read as ``\\f``, a form feed) is read again
+    with them kept.
+    """
+    stripped = text.strip()
+    if not (stripped.startswith("[") and stripped.endswith("]")) or len(stripped) > _MAX_LIST_TEXT:
+        return None
+    for source in (stripped, stripped.replace("\\", "\\\\")):
+        try:
+            with warnings.catch_warnings():  # an invalid escape such as \\s warns
+                warnings.simplefilter("ignore")
+                value = ast.literal_eval(source)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if not isinstance(value, list) or not value or len(value) > MAX_ANSWERS:
+            return None
+        if not all(type(item) is str and item.strip() for item in value):
+            return None
+        if not any(_CONTROL.intersection(item) for item in value):
+            return tuple(value)
+    return None
 
 
 def _answer_text(answer: JSON) -> str:
