@@ -273,3 +273,23 @@ def test_struct_ground_truths_read_by_verls_dataset(
     outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
     got = [(o["reward_score"], o["reward_extra_info"]["status"]) for o in outputs]
     assert [g[0] for g in got] == [r[3] for r in AGENT_ROWS], got
+
+
+NUMPY_CASES: list[tuple[str, Any, str, float]] = [
+    # ground truths as pandas hands them (pd.read_parquet, DataFrame.to_dict("records")):
+    # an integer answer column is numpy int64, a list of answers a numpy object array
+    ("The answer is \\boxed{204}.<|im_end|>", np.int64(204), "correct", 1.0),
+    ("The answer is \\boxed{205}.<|im_end|>", np.int64(204), "incorrect", 0.0),
+    ("so \\boxed{0.5}<|im_end|>", np.array(["\\frac{1}{2}", "0.5"], dtype=object), "correct", 1.0),
+    ("so \\boxed{72}<|im_end|>", np.str_("72"), "correct", 1.0),
+    ("so \\boxed{72}<|im_end|>", {"answer": np.str_("72"), "tolerance": np.float64(0.0)},
+     "correct", 1.0),
+]  # fmt: skip
+
+
+def test_numpy_ground_truths_are_read_as_their_values(loop_config: Any, tokenizer: Any) -> None:
+    worker = RewardLoopWorker(loop_config)
+    data = _data(tokenizer, NUMPY_CASES, "my/unrouted-source")
+    outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
+    got = [(o["reward_extra_info"]["status"], o["reward_score"]) for o in outputs]
+    assert got == [(c[2], c[3]) for c in NUMPY_CASES]
