@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import datasets
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from assay.errors import InputError
-from assay.io import open_writer, read_results, read_rows
+from assay.io import open_writer, read_results, read_rows, without_nulls
 from assay.types import Result, Verdict
 
 ROWS = [
@@ -71,3 +73,26 @@ def test_writer_resume_keeps_existing_and_appends(tmp_path: Path, suffix: str) -
     writer.write(Result("b", "probe", Verdict.incorrect(), "probe@1", 1.0))
     writer.close()
     assert [row["id"] for row in read_results(path)] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        (np.int64(7), 7),
+        (np.float64(0.5), 0.5),
+        (np.bool_(True), True),
+        (np.str_("72"), "72"),
+        (np.array(["a", "b"], dtype=object), ["a", "b"]),
+        (np.array([[1, 2], [3, 4]]), [[1, 2], [3, 4]]),
+        (
+            {"answer": np.array([np.str_("1"), None], dtype=object), "k": None},
+            {"answer": ["1", None]},
+        ),
+        (np.array([{"x": np.int32(1), "y": None}], dtype=object), [{"x": 1}]),
+    ],
+    ids=["int64", "float64", "bool", "str", "object-array", "2d", "nested", "array-of-dicts"],
+)
+def test_without_nulls_gives_numpy_values_as_python(value: Any, plain: Any) -> None:
+    got = without_nulls(value)
+    assert got == plain
+    assert json.loads(json.dumps(got)) == plain  # plain JSON all the way down

@@ -128,9 +128,14 @@ def without_nulls(row: Any, depth: int = 0) -> Any:
     calls use, a chat message every key of every other message). List items are kept where
     they are, nulls included. A real null inside an object survives only in a column stored
     as a JSON string (as verl stores code ground truth).
+
+    numpy values (what pandas and batches built from it hold: an ``int64`` answer, an object
+    array of answers, a ``str_``) become the Python values they hold, as Arrow's own rows are.
     """
     if depth > safejson.MAX_DEPTH:  # left as it is: the record's depth check refuses it
         return row
+    if type(row).__module__ == "numpy" and hasattr(row, "tolist"):
+        row = row.tolist()  # an array gives a list (its objects as they are), a scalar its value
     if isinstance(row, dict):
         return {k: without_nulls(v, depth + 1) for k, v in row.items() if v is not None}
     if isinstance(row, list):
