@@ -41,8 +41,12 @@ NATIVE_TASK_KEYS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"instance_id", "base_commit"}), "code"),  # SWE-bench
     (frozenset({"input_output"}), "code"),  # APPS, TACO
     (frozenset({"public_tests", "private_tests"}), "code"),  # CodeContests
+    (frozenset({"test", "test_info"}), "code"),  # KodCode
+    (frozenset({"test_cases"}), "code"),  # AceCode-87K, and assay's own test_cases rows
+    (frozenset({"tests"}), "code"),  # DeepCoder-Preview, and assay's own tests rows
 )
-"""Rows with these columns and no reference are benchmark tasks: the columns are the reference."""
+"""Rows with these columns and no reference are benchmark tasks: the columns are the reference
+(and so are rows whose ``verification_info`` lists ``test_cases``: open-r1, PrimeIntellect)."""
 _NOT_REFERENCE = frozenset({"id", "domain", "group", "meta", "steps", "data_source"})
 MAX_SAMPLES = 4096
 """The most samples one row's response list may hold."""
@@ -336,7 +340,10 @@ def native_domain(data: Mapping[str, Any]) -> str | None:
     for keys, domain in NATIVE_TASK_KEYS:
         if all(data.get(k) is not None for k in keys):
             return domain
-    return None
+    info = data.get("verification_info")
+    if isinstance(info, str) and '"test_cases"' in info[:100_000]:
+        return "code"
+    return "code" if isinstance(info, Mapping) and info.get("test_cases") is not None else None
 
 
 def _samples(data: Mapping[str, Any], fields: FieldMap) -> list[Any] | None:

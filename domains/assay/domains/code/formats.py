@@ -53,12 +53,15 @@ _PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ru
 
 def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     """The reference in the code domain's own modes, whatever benchmark format it came in."""
+    reference = _training_set_forms(reference)
     if any(reference.get(k) not in (None, "", []) for k in ("tests", "test_cases", "stdio")):
         return reference
     if swebench.is_instance(reference):
         return swebench.from_instance(reference)
     if isinstance(reference.get("test"), str) and isinstance(reference.get("entry_point"), str):
         return _humaneval(reference)
+    if isinstance(reference.get("test"), str) and _is_pytest_module(reference["test"]):
+        return {**_without(reference, "test"), "pytest": reference["test"]}  # KodCode
     if reference.get("test_list") not in (None, []):
         return _mbpp(reference)
     if reference.get("public_test_cases") is not None or (
@@ -66,6 +69,118 @@ def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     ):
         return _livecodebench(reference)
     return reference
+
+
+_MODE_KEYS = ("tests", "test_cases", "stdio", "pytest", "repo", "terminal")
+
+
+def _training_set_forms(reference: Mapping[str, Any]) -> Mapping[str, Any]:
+    """RL training sets' test columns, as the columns of the formats read below.
+
+    - ``verification_info`` (open-r1's verifiable-coding-problems, PrimeIntellect's
+      SYNTHETIC-1): an object, or its JSON text, with ``test_cases`` (a list of ``{input,
+      output, type}``, or the JSON text of TACO's ``{inputs, outputs}``) and ``language``.
+    - ``test_cases`` as assert statements (AceCode-87K): MBPP's ``test_list``.
+    - ``test_cases`` as ``{input, output}`` objects: ``stdio`` cases (``type``
+      ``stdin_stdout`` or none).
+    - ``tests`` as JSON text (DeepCoder-Preview): LiveCodeBench's case list (with
+      ``testtype``), TACO's ``{inputs, outputs}``, or a list of ``{input, output}``.
+    """
+    if any(reference.get(k) not in (None, "", []) for k in ("stdio", "pytest", "repo")):
+        return reference
+    info = reference.get("verification_info")
+    if info is not None and reference.get("test_cases") in (None, "", []):
+        reference = _verification_info(reference, info)
+    tests = reference.get("tests")
+    if isinstance(tests, str) and tests.lstrip()[:1] in ("[", "{"):
+        try:
+            value = json.loads(tests)
+        except ValueError:  # not JSON: Python test source, read as such
+            value = None
+        if isinstance(value, list | dict):
+            reference = {**_without(reference, "tests"), **_shipped_cases(value, "tests")}
+    cases = reference.get("test_cases")
+    if isinstance(cases, list) and cases and not any(isinstance(c, Mapping) for c in cases):
+        if not all(isinstance(c, str) for c in cases):
+            raise MalformedTaskError("test_cases must be all assert statements or all objects")
+        return _mbpp({**_without(reference, "test_cases"), "test_list": cases})  # AceCode
+    if isinstance(cases, list) and cases and all(_io_case(c) for c in cases):
+        return {**_without(reference, "test_cases"), "stdio": _stdio_cases(cases)}
+    return reference
+
+
+def _verification_info(reference: Mapping[str, Any], info: Any) -> dict[str, Any]:
+    if isinstance(info, str):
+        try:
+            info = json.loads(info)
+        except ValueError as exc:
+            raise MalformedTaskError(f"verification_info is not JSON: {exc}") from None
+    if not isinstance(info, Mapping):
+        raise MalformedTaskError("verification_info must be an object with test_cases")
+    cases = info.get("test_cases")
+    if isinstance(cases, str):
+        try:
+            cases = json.loads(cases)
+        except ValueError as exc:
+            raise MalformedTaskError(f"verification_info.test_cases is not JSON: {exc}") from None
+    if cases in (None, [], {}):
+        raise MalformedTaskError("verification_info has no test_cases")
+    rest = _without(reference, "verification_info")
+    if isinstance(info.get("language"), str) and "language" not in rest:
+        rest["language"] = info["language"]
+    if isinstance(cases, Mapping) and isinstance(info.get("fn_name"), str):
+        cases = {**cases, "fn_name": info["fn_name"]}
+    return {**rest, **_shipped_cases(cases, "verification_info.test_cases")}
+
+
+def _shipped_cases(value: Any, key: str) -> dict[str, Any]:
+    """A test-case list or TACO object, as the column this module reads it from."""
+    if isinstance(value, Mapping):
+        if "inputs" not in value or "outputs" not in value:
+            raise MalformedTaskError(f"{key} must list cases or hold inputs and outputs")
+        return {"input_output": dict(value)}  # APPS / TACO, read by contest.py
+    if not isinstance(value, list) or not value:
+        raise MalformedTaskError(f"{key} must be a non-empty list of test cases")
+    if all(isinstance(c, Mapping) and "testtype" in c for c in value):
+        return {"public_test_cases": value}  # LiveCodeBench's cases
+    if all(_io_case(c) for c in value):
+        return {"stdio": _stdio_cases(value)}
+    raise MalformedTaskError(f"{key}: each test case must be an object with input and output")
+
+
+def _io_case(case: Any) -> bool:
+    return (
+        isinstance(case, Mapping)
+        and "input" in case
+        and "output" in case
+        and not any(k in case for k in ("args", "kwargs", "expected"))
+    )
+
+
+def _stdio_cases(cases: list[Mapping[str, Any]]) -> list[dict[str, str]]:
+    out = []
+    for case in cases:
+        kind = case.get("type")
+        if kind not in (None, "stdin_stdout", "stdin"):
+            raise MalformedTaskError(f"test case type {kind!r} is not read (stdin_stdout only)")
+        stdin, stdout = case["input"], case["output"]
+        if not isinstance(stdin, str) or not isinstance(stdout, str):
+            raise MalformedTaskError("a test case's input and output must be text")
+        out.append({"stdin": stdin, "stdout": stdout})
+    return out
+
+
+def _is_pytest_module(source: str) -> bool:
+    """Whether ``source`` parses and defines a top-level ``test_*`` function (KodCode)."""
+    tree = parse_module(source)
+    return tree is not None and any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
+        for node in tree.body
+    )
+
+
+def _without(reference: Mapping[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in reference.items() if k != key}
 
 
 def _options(reference: Mapping[str, Any]) -> dict[str, Any]:
