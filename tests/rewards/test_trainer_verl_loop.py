@@ -11,6 +11,7 @@ on a real ``DataProto``. The tokenizer is a real Hugging Face tokenizer built on
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -293,3 +294,49 @@ def test_numpy_ground_truths_are_read_as_their_values(loop_config: Any, tokenize
     outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
     got = [(o["reward_extra_info"]["status"], o["reward_score"]) for o in outputs]
     assert got == [(c[2], c[3]) for c in NUMPY_CASES]
+
+
+# verl rows whose ground truth is json.dumps(tests), as rllm / SkyRL / open-instruct build
+# DeepCoder's and MBPP's: LiveCodeBench cases (functional ones carry metadata.func_name each),
+# input/output cases, or MBPP's assert list; the data source routes them to the code domain
+LCB_TESTS = [
+    {"input": "3 5\n", "output": "8\n", "testtype": "stdin", "metadata": {"func_name": None}}
+]
+FUNCTIONAL_TESTS = [
+    {"input": "[1, 2, 3]", "output": "6", "testtype": "functional",
+     "metadata": {"func_name": "sumList"}},
+    {"input": "[]", "output": "0", "testtype": "functional", "metadata": {"func_name": "sumList"}},
+]  # fmt: skip
+MBPP_TESTS = ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"]
+IO_TESTS = [{"input": "2 2\n", "output": "4\n"}, {"input": "0 7\n", "output": "7\n"}]
+ADD_PROGRAM = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+LIST_CASES = [
+    ("livecodebench", LCB_TESTS, ADD_PROGRAM, "correct"),
+    ("livecodebench", LCB_TESTS, ADD_PROGRAM.replace("a + b", "a * b"), "incorrect"),
+    ("livecodebench", FUNCTIONAL_TESTS,
+     "```python\nclass Solution:\n    def sumList(self, nums):\n        return sum(nums)\n```",
+     "correct"),
+    ("livecodebench", FUNCTIONAL_TESTS,
+     "```python\nclass Solution:\n    def sumList(self, nums):\n        return len(nums)\n```",
+     "partial"),
+    ("mbpp", MBPP_TESTS, "```python\ndef add(a, b):\n    return a + b\n```", "correct"),
+    ("mbpp", MBPP_TESTS, "```python\ndef add(a, b):\n    return a - b + 2\n```", "partial"),
+    ("primeintellect", IO_TESTS, ADD_PROGRAM, "correct"),
+]  # fmt: skip
+
+
+def test_list_ground_truths_of_code_rows_through_main_ppos_loader() -> None:
+    config = _compose(
+        [
+            f"reward.custom_reward_function.path={ADAPTER}",
+            "reward.custom_reward_function.name=compute_score",
+            "+reward.custom_reward_function.reward_kwargs.workers=1",
+        ]
+    )
+    fn = get_custom_reward_fn(config)
+    assert fn is not None
+    got = [
+        fn(data_source=source, solution_str=response, ground_truth=json.dumps(tests))["status"]
+        for source, tests, response, _ in LIST_CASES
+    ]
+    assert got == [c[3] for c in LIST_CASES]
