@@ -71,7 +71,13 @@ def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     return reference
 
 
-_MODE_KEYS = ("tests", "test_cases", "stdio", "pytest", "repo", "terminal")
+def from_list(value: list[Any]) -> dict[str, Any]:
+    """A reference that is a bare list of test cases, as trainers' code rows keep
+    ``ground_truth`` (``json.dumps(tests)``: rllm's and SkyRL's DeepCoder rows, MBPP's asserts).
+    """
+    if value and all(isinstance(item, str) for item in value):
+        return {"test_cases": value}  # assert statements, read as AceCode's
+    return _shipped_cases(value, "the reference")
 
 
 def _training_set_forms(reference: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -275,7 +281,7 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
         raise MalformedTaskError(
             f"LiveCodeBench test types must all be stdin or functional: {kinds}"
         )
-    name = _lcb_function(reference.get("metadata"))
+    name = _lcb_function(reference.get("metadata"), cases)
     test_cases = [
         {"args": [_json(line) for line in _lcb_text(c, "input").split("\n") if line.strip()],
          "expected": _json(_lcb_text(c, "output"))}
@@ -324,10 +330,19 @@ def _json(text: str) -> Any:
         raise MalformedTaskError(f"a functional LiveCodeBench case is not JSON: {exc}") from exc
 
 
-def _lcb_function(metadata: Any) -> str:
+def _lcb_function(metadata: Any, cases: list[Mapping[str, Any]]) -> str:
+    """The row's ``metadata.func_name``, else the one its cases carry (rllm stamps each case's
+    ``metadata``; open-instruct each case's ``fn_name``)."""
     if isinstance(metadata, str):
         metadata = _json(metadata) if metadata.strip() else {}
     name = metadata.get("func_name") if isinstance(metadata, Mapping) else None
+    for case in cases if name is None else ():
+        own = case.get("metadata")
+        own = _json(own) if isinstance(own, str) and own.strip() else own
+        name = own.get("func_name") if isinstance(own, Mapping) else None
+        name = name if name is not None else case.get("fn_name")
+        if name is not None:
+            break
     if not isinstance(name, str) or not name.isidentifier():
         raise MalformedTaskError("a functional LiveCodeBench row needs metadata.func_name")
     return name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -10,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.domains.code.contest import from_contest_formats
-from assay.domains.code.formats import from_native, import_string, solution_call
+from assay.domains.code.formats import from_list, from_native, import_string, solution_call
 from assay.domains.code.languages import (
     COMPILE_MEMORY_MB,
     COMPILE_TIMEOUT_S,
@@ -124,9 +126,15 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
     Raises:
         MalformedTaskError: not exactly one mode, or a mode's payload has the wrong shape.
     """
+    if isinstance(reference, str) and reference.lstrip().startswith("["):
+        with contextlib.suppress(ValueError, RecursionError):  # JSON text of a list of cases
+            reference = json.loads(reference)  # (records decode only objects: math's "[1, 2]")
+    if isinstance(reference, list):
+        reference = from_list(reference)
     if not isinstance(reference, Mapping):
         raise MalformedTaskError(
-            f"code reference must be an object, got {type(reference).__name__}"
+            f"code reference must be an object or a list of test cases, "
+            f"got {type(reference).__name__}"
         )
     reference = _from_apps_format(from_contest_formats(from_native(reference), MODES))
     language = _language(reference.get("language", "python"))
