@@ -169,3 +169,38 @@ def test_a_kodcode_test_module_cannot_be_changed_by_the_answer(code_scorer: Scor
     )
     assert result.status.value in ("incorrect", "partial"), result.verdict.message
     assert result.score < 1.0
+
+
+STAR_TESTS = (
+    "import pytest\nfrom solution import *\n\n\n"
+    "def reference(s):\n    return s == s[::-1]\n\n\n"
+    "@pytest.mark.parametrize('s', ['racecar', 'ab', '', 'abca'])\n"
+    "def test_matches_reference(s):\n    assert is_palindrome(s) == reference(s)\n\n\n"
+    "def test_helper_of_the_answer():\n    assert normalize('A b') == 'ab'\n"
+)
+STAR_ROW = {**KODCODE, "test": STAR_TESTS}
+STAR_RIGHT = (
+    "def normalize(s):\n    return s.replace(' ', '').lower()\n\n\n"
+    "def is_palindrome(s):\n    return s == s[::-1]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [
+        (STAR_RIGHT, "correct"),
+        (STAR_RIGHT.replace("s == s[::-1]\n", "True\n"), "partial"),
+        # the test module's own names are its own: an answer that defines `reference` or
+        # `pytest` does not replace them, so agreeing with itself earns nothing
+        ("def reference(s):\n    return True\n\n\ndef is_palindrome(s):\n    return True\n\n\n"
+         "def normalize(s):\n    return 'ab'\n", "partial"),
+        ("pytest = None\n\n\n" + STAR_RIGHT, "correct"),
+        ("def is_palindrome(s):\n    return s == s[::-1]\n", "partial"),  # no normalize
+    ],
+    ids=["right", "always-true", "shadows-reference", "shadows-pytest", "missing-helper"],
+)  # fmt: skip
+def test_a_pytest_module_that_star_imports_the_answer(
+    code_scorer: Scorer, response: str, status: str
+) -> None:
+    [result] = score(code_scorer, [{**STAR_ROW, "domain": "code", "response": response}])
+    assert result.status.value == status, result.verdict.message
