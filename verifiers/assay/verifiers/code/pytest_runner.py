@@ -74,7 +74,7 @@ def run_pytest_file(tests: str, session: Session, module_name: str = "solution")
     log = CallLog()
     recorder = _Recorder(log)
     previous = sys.modules.get(module_name)
-    sys.modules[module_name] = RemoteModule(module_name, session, log)
+    sys.modules[module_name] = RemoteModule(module_name, session, log, free_names(tests))
     env_before = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
@@ -111,6 +111,35 @@ def run_pytest_file(tests: str, session: Session, module_name: str = "solution")
     if not recorder.order:
         raise MalformedTaskError("the pytest file has no tests")
     return [_unit(nodeid, recorder, log) for nodeid in recorder.order]
+
+
+def free_names(source: str) -> tuple[str, ...]:
+    """Names ``source`` reads but never binds, less builtins: what a star import may give it.
+
+    Anything the module binds anywhere (a definition, an import, an assignment, a parameter)
+    is left out, so names of the module's own stay its own.
+    """
+    import ast
+    import builtins
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    read: set[str] = set()
+    bound: set[str] = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+    return tuple(sorted(name for name in read - bound if not name.startswith("_")))
 
 
 def _test_names(tests: str) -> list[str]:

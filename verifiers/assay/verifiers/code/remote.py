@@ -455,14 +455,27 @@ class RemoteFunction:
 
 
 class RemoteModule(types.ModuleType):
-    """The candidate's module as seen by trusted test code: every attribute is a request."""
+    """The candidate's module as seen by trusted test code: every attribute is a request.
 
-    def __init__(self, name: str, session: Session, log: CallLog) -> None:
+    ``star_names`` are the names ``from <module> import *`` may bind: its ``__all__`` is those
+    of them the candidate's module has (asked one by one). The runner gives the test file's
+    free names, so a star import never replaces a name the test module binds itself (its
+    ``pytest``, its reference helpers), whatever the candidate defines or puts in its own
+    ``__all__``.
+    """
+
+    def __init__(
+        self, name: str, session: Session, log: CallLog, star_names: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(name)
         self._channel = _Channel(session, log)
+        self._star_names = star_names
+        self._star: list[str] | None = None
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") or attr == "_channel":
+        if attr == "__all__":
+            return self._exported()
+        if attr.startswith("__") or attr in ("_channel", "_star_names", "_star"):
             raise AttributeError(attr)
         try:
             return self._channel.request("\x00get", (None, attr))
@@ -470,3 +483,15 @@ class RemoteModule(types.ModuleType):
             raise
         except CandidateFailure as exc:
             raise ImportError(f"cannot import {attr!r} from the candidate: {exc}") from None
+
+    def _exported(self) -> list[str]:
+        if self._star is None:
+            found = []
+            for name in self._star_names:
+                try:
+                    self._channel.request("\x00get", (None, name))
+                except (AttributeError, CandidateFailure):
+                    continue  # not defined there: the tests that use it fail on their own
+                found.append(name)
+            self._star = found
+        return list(self._star)
