@@ -273,3 +273,31 @@ def test_sharegpt_conversations(tmp_path: Path, case: tuple[str, list[Any], str]
     assert main([*args, "--response-field", "conversations"]) == 0
     result = json.loads(out.read_text())
     assert result["status"] == status, result["message"]
+
+
+# with no --response-field, a `messages` or `conversations` column is the response when it
+# holds the model's turns (it ends with an assistant, tool or gpt turn); one that ends with the
+# user's turn is a prompt, and the row still lacks a response (the hint names the columns)
+DEFAULT_CASES = [
+    ("messages-trajectory", "messages", OPENAI_CONVERSATION, "correct"),
+    ("messages-claim", "messages", [ASK, *CLAIM_ONLY], "incorrect"),
+    ("conversations-hermes", "conversations", SHAREGPT_HERMES, "correct"),
+    ("messages-prompt-only", "messages", [{"role": "system", "content": "Be brief."}, ASK], "error"),
+    ("conversations-prompt-only", "conversations", SHAREGPT_HERMES[:1], "error"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", DEFAULT_CASES, ids=[c[0] for c in DEFAULT_CASES])
+def test_message_columns_are_the_response_when_they_hold_the_models_turns(
+    tmp_path: Path, case: tuple[str, str, list[Any], str]
+) -> None:
+    name, column, conversation, status = case
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": name, "domain": "agent", column: conversation,
+                               "reference": CANCEL}) + "\n")  # fmt: skip
+    out = tmp_path / "out.jsonl"
+    main(["score", str(src), "-o", str(out), "--workers", "0", "--quiet"])
+    result = json.loads(out.read_text())
+    assert result["status"] == status, result["message"]
+    if status == "error":
+        assert "missing field 'response'" in result["message"]
