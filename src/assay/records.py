@@ -31,6 +31,12 @@ from assay.types import JSON, Record, Result, Verdict
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
 RESPONSE_KEYS = ("response", "solution_str", "completion", "responses", "model_patch")
 """Where a response is looked for when no ``--response-field`` names it, in this order."""
+CHAT_KEYS = ("messages", "conversations")
+"""Columns of whole conversations (OpenAI ``messages``, ShareGPT ``conversations``): the
+response when no response column is there and the conversation ends with a model turn (one
+that ends with the user's turn is a prompt)."""
+_MODEL_TURNS = frozenset({"assistant", "tool", "function", "gpt", "model", "function_call",
+                          "observation"})  # fmt: skip
 PROBLEM_KEYS = ("task_id", "question_id", "instance_id")
 """Benchmark ids an id is taken from when a row has no ``id``; samples sharing one are a group."""
 NATIVE_TASK_KEYS: tuple[tuple[frozenset[str], str], ...] = (
@@ -266,7 +272,9 @@ class RecordBuilder:
         present = [key for key in RESPONSE_KEYS if key in data]
         filled = [key for key in present if data[key] is not None]
         chosen = filled or present
-        return chosen[0] if chosen else None
+        if chosen:
+            return chosen[0]
+        return next((key for key in CHAT_KEYS if _ends_with_model_turn(data.get(key))), None)
 
     def _reference(self, data: Mapping[str, Any], response_key: str | None) -> JSON:
         if self.fields.reference:
@@ -333,6 +341,14 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """A field the row does not have (or has as null)."""
+
+
+def _ends_with_model_turn(value: Any) -> bool:
+    if not isinstance(value, list) or not value or not is_chat(value):
+        return False
+    last = value[-1]
+    role = last.get("role", last.get("from")) if isinstance(last, Mapping) else None
+    return isinstance(role, str) and role.lower() in _MODEL_TURNS
 
 
 def native_domain(data: Mapping[str, Any]) -> str | None:
