@@ -103,6 +103,10 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("kodcode-right", KODCODE, PROSE.format(KODCODE["solution"]), "correct"),
     ("kodcode-always-true", KODCODE, PROSE.format("def is_palindrome(s):\n    return True\n"),
      "partial"),
+    ("kodcode-test-class", {**KODCODE, "test": "from solution import is_palindrome\n\n\n"
+     "class TestPalindrome:\n    def test_odd(self):\n        assert is_palindrome('aba')\n\n"
+     "    def test_not(self):\n        assert not is_palindrome('ab')\n"},
+     PROSE.format("def is_palindrome(s):\n    return True\n"), "partial"),
     ("kodcode-other-name", KODCODE, PROSE.format("def palindrome(s):\n    return s == s[::-1]\n"),
      "incorrect"),
     ("openr1-right", OPENR1, PROSE.format(SUM_RIGHT), "correct"),

@@ -177,10 +177,12 @@ def _stdio_cases(cases: list[Mapping[str, Any]]) -> list[dict[str, str]]:
 
 
 def _is_pytest_module(source: str) -> bool:
-    """Whether ``source`` parses and defines a top-level ``test_*`` function (KodCode)."""
+    """Whether ``source`` parses and defines a top-level ``test*`` function or ``Test*`` class
+    (KodCode's tests)."""
     tree = parse_module(source)
     return tree is not None and any(
-        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
+        (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"))
+        or (isinstance(node, ast.ClassDef) and node.name.startswith("Test"))
         for node in tree.body
     )
 
