@@ -115,20 +115,21 @@ def _training_set_forms(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     return reference
 
 
+def _decoded(value: Any, key: str) -> Any:
+    """``value``, or what its JSON text holds (sets keep objects as JSON strings)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError) as exc:
+        raise MalformedTaskError(f"{key} is not JSON: {exc}") from None
+
+
 def _verification_info(reference: Mapping[str, Any], info: Any) -> dict[str, Any]:
-    if isinstance(info, str):
-        try:
-            info = json.loads(info)
-        except ValueError as exc:
-            raise MalformedTaskError(f"verification_info is not JSON: {exc}") from None
+    info = _decoded(info, "verification_info")
     if not isinstance(info, Mapping):
         raise MalformedTaskError("verification_info must be an object with test_cases")
-    cases = info.get("test_cases")
-    if isinstance(cases, str):
-        try:
-            cases = json.loads(cases)
-        except ValueError as exc:
-            raise MalformedTaskError(f"verification_info.test_cases is not JSON: {exc}") from None
+    cases = _decoded(info.get("test_cases"), "verification_info.test_cases")
     if cases in (None, [], {}):
         raise MalformedTaskError("verification_info has no test_cases")
     rest = _without(reference, "verification_info")
