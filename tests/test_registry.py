@@ -25,6 +25,29 @@ def test_builtin_names_resolve(name: str, expected: str) -> None:
     assert default_registry().resolve(name) == expected
 
 
+# the hub names of RL training sets, as verl rows built with them carry them in data_source
+HUB_SOURCES = [
+    ("KodCode/KodCode-Light-RL-10K", "code"),
+    ("TIGER-Lab/AceCode-87K", "code"),
+    ("agentica-org/DeepCoder-Preview-Dataset", "code"),
+    ("open-r1/verifiable-coding-problems-python", "code"),
+    ("PrimeIntellect/verifiable-coding-problems", "code"),
+    ("deepcoder", "code"),
+    ("agentica-org/DeepScaleR-Preview-Dataset", "math"),
+    ("open-r1/OpenR1-Math-220k", "math"),
+    ("PrimeIntellect/verifiable-math-problems", "math"),
+    ("BytedTsinghua-SIA/DAPO-Math-17k", "math"),
+    ("zwhe99/DeepMath-103K", "math"),
+    ("math-ai/aime25", "math"),
+    ("Maxwell-Jia/AIME_2024", "math"),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), HUB_SOURCES, ids=[n for n, _ in HUB_SOURCES])
+def test_training_sets_hub_names_resolve(name: str, expected: str) -> None:
+    assert default_registry().resolve(name) == expected
+
+
 def test_unknown_domain_suggests_and_lists() -> None:
     with pytest.raises(UnknownDomainError) as info:
         default_registry().resolve("mathh")
