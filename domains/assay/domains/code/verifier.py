@@ -81,7 +81,9 @@ class CodeVerifier(Verifier):
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
-        "humaneval*", "mbpp*", "code*",
+        "humaneval*", "mbpp*", "code*", "kodcode*", "acecode*", "tiger-lab/acecode*",
+        "deepcoder*", "agentica-org/deepcoder*", "open-r1/verifiable-coding*",
+        "primeintellect/verifiable-coding*",
     )  # fmt: skip
     default_timeout_s: ClassVar[float] = 60.0
     fixtures: ClassVar[Path | None] = PROJECT_ROOT / "fixtures" / "code" / "cases.jsonl"

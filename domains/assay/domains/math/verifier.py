@@ -74,6 +74,13 @@ class MathVerifier(Verifier):
         "numina_*",
         "deepscaler*",
         "simplerl*",
+        "agentica-org/deepscaler*",
+        "open-r1/openr1-math*",
+        "primeintellect/verifiable-math*",
+        "bytedtsinghua-sia/dapo-math*",
+        "zwhe99/deepmath*",
+        "math-ai/*",
+        "maxwell-jia/aime*",
     )
     default_timeout_s: ClassVar[float] = 5.0
     fixtures: ClassVar[Path | None] = (
