@@ -2,8 +2,10 @@
 
 TRL calls a reward function as ``f(prompts, completions, completion_ids, **columns)``, where
 ``columns`` are the dataset's other columns, one value per completion. The functions here read
-the reference from the first of ``reference``, ``answer``, ``solution``, ``ground_truth`` (or
-verl's ``reward_model``), the domain from a ``domain`` column (or ``data_source``) or the
+the reference from a ``reference`` or ``ground_truth`` column (or verl's ``reward_model``);
+else, on a benchmark's own row (HumanEval, MBPP, LiveCodeBench, KodCode, AceCode, open-r1's
+``verification_info``...), from its columns; else from ``answer`` or ``solution``; the
+domain from a ``domain`` column (or ``data_source``) or the
 ``domain`` argument, and return one reward per completion: the verdict's score, or ``None``
 for ``error`` and ``timeout`` so TRL leaves the sample out instead of reading it as 0.
 
@@ -22,13 +24,17 @@ from assay.rewards.adapters._batch import SharedScorer, reward_of, shared_scorer
 
 from assay.chat import is_chat, read_chat
 from assay.io import without_nulls
+from assay.records import RESPONSE_KEYS, native_domain
 from assay.runner import ScoreOptions
 
 RewardFunc = Callable[..., list[float | None]]
 AsyncRewardFunc = Callable[..., Awaitable[list[float | None]]]
 
 REFERENCE_COLUMNS = ("reference", "answer", "solution", "ground_truth", "reward_model")
+_EXPLICIT = ("reference", "ground_truth", "reward_model")
 _PASSED_COLUMNS = ("domain", "data_source", "id", "group", "meta", "extra_info")
+_TRL_ARGUMENTS = frozenset({"prompts", "completions", "completion_ids", "trainer_state",
+                            "log_extra", "log_metric"})  # fmt: skip
 
 
 def reward_function(
@@ -124,15 +130,35 @@ def completion_rows(
             value = _column(columns, key, i)
             if value is not None:
                 row[key] = value
-        for key in REFERENCE_COLUMNS:
-            value = _column(columns, key, i)
-            if value is not None:
-                row["reward_model" if key == "reward_model" else "reference"] = value
-                break
+        row |= _reference_columns(columns, i)
         if prompt is not None:
             row["prompt"] = prompt
         rows.append(row)
     return rows
+
+
+def _reference_columns(columns: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """Where row ``index``'s reference comes from: a ``reference``, ``ground_truth`` or
+    ``reward_model`` column; else, for a benchmark's own row (HumanEval, MBPP, LiveCodeBench,
+    KodCode, AceCode, open-r1's ``verification_info``...), its columns, read as ``assay score``
+    reads such a row (KodCode's ``solution`` is then its setter's answer, not a reference);
+    else an ``answer`` or ``solution`` column."""
+    for key in _EXPLICIT:
+        value = _column(columns, key, index)
+        if value is not None:
+            return {"reward_model" if key == "reward_model" else "reference": value}
+    data = {
+        key: value
+        for key in columns
+        if key not in _TRL_ARGUMENTS and key not in _PASSED_COLUMNS and key != "prompt"
+        and (value := _column(columns, key, index)) is not None
+    }  # fmt: skip
+    if native_domain(data) is not None:
+        return {key: value for key, value in data.items() if key not in RESPONSE_KEYS}
+    for key in REFERENCE_COLUMNS:
+        if key in data:
+            return {"reference": data[key]}
+    return {}
 
 
 def completion_text(completion: Any) -> str | Any:
