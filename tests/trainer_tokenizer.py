@@ -47,3 +47,41 @@ def build_tokenizer(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer.save_pretrained(str(folder))
     return folder
+
+
+def tiny_qwen2(tokenizer: Any) -> Any:
+    """A random two-layer Qwen2 for ``tokenizer``, ending a turn with ``<|im_end|>``."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    return Qwen2ForCausalLM(
+        Qwen2Config(
+            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+            max_position_embeddings=2048, pad_token_id=tokenizer.pad_token_id,
+            eos_token_id=end,
+        )
+    )  # fmt: skip
+
+
+def forcing_bias(
+    tokenizer: Any, turns: list[tuple[list[dict[str, Any]], str]], **template: Any
+) -> list[list[Any]]:
+    """``generate``'s ``sequence_bias`` that forces each turn's text after its conversation:
+    keyed on the last 24 tokens of the rendered conversation (``template`` is passed to
+    ``apply_chat_template``, ``tools=`` say) plus the turn's tokens so far, so no turn leaks
+    into another; each turn ends with ``<|im_end|>``."""
+
+    def ids(text: str) -> list[int]:
+        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    bias: list[list[Any]] = []
+    for messages, text in turns:
+        rendered = tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True, **template
+        )
+        context, target = ids(rendered)[-24:], [*ids(text), end]
+        sequence = context + target
+        bias += [[sequence[: len(context) + i + 1], 100.0] for i in range(len(target))]
+    return bias

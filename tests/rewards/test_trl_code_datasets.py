@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from assay.rewards.adapters.trl import reward_function
-from trainer_tokenizer import byte_level_tokenizer
+from trainer_tokenizer import byte_level_tokenizer, forcing_bias, tiny_qwen2
 
 PALINDROME = "```python\ndef is_palindrome(s):\n    return s == s[::-1]\n```"
 VOWELS = "```python\ndef count_vowels(s):\n    return sum(c in 'aeiou' for c in s)\n```"
@@ -71,43 +71,16 @@ def _tokenizer() -> Any:
     return tokenizer
 
 
-def _bias(tokenizer: Any) -> list[list[Any]]:
-    """``sequence_bias`` forcing each prompt's answer, keyed on the prompt's last 24 tokens."""
-
-    def ids(text: str) -> list[int]:
-        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    bias: list[list[Any]] = []
-    for row, answer in zip(ROWS, ANSWERS, strict=True):
-        rendered = tokenizer.apply_chat_template(
-            row["prompt"], tokenize=False, add_generation_prompt=True
-        )
-        context, target = ids(rendered)[-24:], [*ids(answer), end]
-        sequence = context + target
-        bias += [[sequence[: len(context) + i + 1], 100.0] for i in range(len(target))]
-    return bias
-
-
 def test_grpo_trainer_scores_code_sets_by_their_own_test_columns(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
-    from transformers import Qwen2Config, Qwen2ForCausalLM
     from trl import GRPOConfig, GRPOTrainer
 
     tokenizer = _tokenizer()
-    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    model = Qwen2ForCausalLM(
-        Qwen2Config(
-            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-            num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-            max_position_embeddings=1024, pad_token_id=tokenizer.pad_token_id,
-            eos_token_id=end,
-        )
-    )  # fmt: skip
+    model = tiny_qwen2(tokenizer)
     columns = sorted({key for row in ROWS for key in row})
     # one table of the three sets: each row has the others' columns as nulls, as Arrow fills them
     dataset = Dataset.from_list([{key: row.get(key) for key in columns} for row in ROWS])
@@ -124,7 +97,12 @@ def test_grpo_trainer_scores_code_sets_by_their_own_test_columns(
         save_strategy="no",
         max_steps=1,
         seed=0,
-        generation_kwargs={"sequence_bias": _bias(tokenizer)},
+        generation_kwargs={
+            "sequence_bias": forcing_bias(
+                tokenizer,
+                [(row["prompt"], answer) for row, answer in zip(ROWS, ANSWERS, strict=True)],
+            )
+        },
     )
     trainer = GRPOTrainer(
         model=model,

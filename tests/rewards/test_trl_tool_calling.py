@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from assay.rewards.adapters.trl import reward_function
-from trainer_tokenizer import byte_level_tokenizer
+from trainer_tokenizer import byte_level_tokenizer, forcing_bias, tiny_qwen2
 
 CALL_A = (
     '<tool_call>\n{"name": "cancel_order", "arguments": '
@@ -92,13 +92,7 @@ def _call(name: str, arguments: dict[str, Any] | str) -> dict[str, Any]:
 
 
 def _bias(tokenizer: Any) -> list[list[Any]]:
-    """``sequence_bias`` forcing each turn: keyed on the last 24 tokens of the rendered
-    conversation before the turn plus the turn's tokens so far, so no turn leaks into another."""
-
-    def ids(text: str) -> list[int]:
-        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    """``sequence_bias`` forcing each turn of the four trajectories (see ``forcing_bias``)."""
     turns: list[tuple[list[dict[str, Any]], str]] = [
         ([{"role": "user", "content": PROMPTS["A"]}], CALL_A),
         ([{"role": "user", "content": PROMPTS["B"]}], FINAL_B),
@@ -124,15 +118,7 @@ def _bias(tokenizer: Any) -> list[list[Any]]:
             FINAL_A,
         )
     )
-    bias: list[list[Any]] = []
-    for messages, text in turns:
-        rendered = tokenizer.apply_chat_template(
-            messages, tools=TOOLS, tokenize=False, add_generation_prompt=True
-        )
-        context, target = ids(rendered)[-24:], [*ids(text), end]
-        sequence = context + target
-        bias += [[sequence[: len(context) + i + 1], 100.0] for i in range(len(target))]
-    return bias
+    return forcing_bias(tokenizer, turns, tools=TOOLS)
 
 
 @pytest.mark.parametrize("stored", ["json-text", "objects"])
@@ -142,19 +128,10 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
-    from transformers import Qwen2Config, Qwen2ForCausalLM
     from trl import GRPOConfig, GRPOTrainer
 
     tokenizer = _tokenizer()
-    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    model = Qwen2ForCausalLM(
-        Qwen2Config(
-            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-            num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-            max_position_embeddings=2048, pad_token_id=tokenizer.pad_token_id,
-            eos_token_id=end,
-        )
-    )  # fmt: skip
+    model = tiny_qwen2(tokenizer)
     references = {
         key: {"env": "retail", "goal": {"calls": [{"name": name, "arguments": arguments}]}}
         for key, (name, arguments) in GOALS.items()

@@ -93,15 +93,14 @@ class MathVerifier(Verifier):
 
     def verify(self, record: Record) -> Verdict:
         """Score one response; raises :class:`MalformedTaskError` for an unusable reference."""
-        answers, options = read_reference(record.reference)
-        first: Verdict | None = None
+        answers, options = read_reference(record.reference)  # one answer or more, never none
+        verdicts: list[Verdict] = []
         for answer in answers:  # right when equal to any; else the first answer's verdict
             verdict = _grade_one(record.response, answer, options)
             if verdict.status is Status.CORRECT:
                 return verdict
-            first = first or verdict
-        assert first is not None  # read_reference never gives an empty tuple
-        return first
+            verdicts.append(verdict)
+        return verdicts[0]
 
 
 def _grade_one(response: str, answer: str, options: CompareOptions) -> Verdict:
