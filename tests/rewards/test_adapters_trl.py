@@ -158,7 +158,15 @@ def _forced_completions(tokenizer: Any) -> list[list[Any]]:
     return bias
 
 
-def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+# the answer columns of math sets as they ship: assay's own, DeepMath-103K's `final_answer`,
+# OpenMathReasoning's `expected_answer`, AIME_2024's `Answer` (an int column)
+ANSWER_COLUMNS = ["reference", "final_answer", "expected_answer", "Answer"]
+
+
+@pytest.mark.parametrize("column", ANSWER_COLUMNS)
+def test_grpo_trainer_two_steps(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, column: str
+) -> None:
     # A real GRPOTrainer run whose completions are known, so the rewards TRL records and logs
     # must be exactly the verdicts they deserve (a reward function returning 0, or a constant,
     # or the verdicts swapped between prompts, fails).
@@ -169,7 +177,10 @@ def test_grpo_trainer_two_steps(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) 
 
     model, tokenizer = _tiny_model_and_tokenizer()
     dataset = Dataset.from_list(
-        [{"prompt": f"what is {a} + {a} ?", "reference": str(2 * a)} for a in FORCED_ANSWERS]
+        [
+            {"prompt": f"what is {a} + {a} ?", column: 2 * a if column == "Answer" else str(2 * a)}
+            for a in FORCED_ANSWERS
+        ]
     )
     reward = reward_function("math", workers=1)
     config = _tiny_grpo_config(
