@@ -4,7 +4,8 @@ TRL calls a reward function as ``f(prompts, completions, completion_ids, **colum
 ``columns`` are the dataset's other columns, one value per completion. The functions here read
 the reference from a ``reference`` or ``ground_truth`` column (or verl's ``reward_model``);
 else, on a benchmark's own row (HumanEval, MBPP, LiveCodeBench, KodCode, AceCode, open-r1's
-``verification_info``...), from its columns; else from ``answer`` or ``solution``; the
+``verification_info``...), from its columns; else from ``answer``, ``solution``,
+``final_answer``, ``expected_answer`` or ``Answer``; the
 domain from a ``domain`` column (or ``data_source``) or the
 ``domain`` argument, and return one reward per completion: the verdict's score, or ``None``
 for ``error`` and ``timeout`` so TRL leaves the sample out instead of reading it as 0.
@@ -30,7 +31,12 @@ from assay.runner import ScoreOptions
 RewardFunc = Callable[..., list[float | None]]
 AsyncRewardFunc = Callable[..., Awaitable[list[float | None]]]
 
-REFERENCE_COLUMNS = ("reference", "answer", "solution", "ground_truth", "reward_model")
+REFERENCE_COLUMNS = ("reference", "answer", "solution", "ground_truth", "reward_model",
+                     "final_answer", "expected_answer", "Answer")  # fmt: skip
+"""Reference columns, as sets ship them (DeepMath's ``final_answer``, OpenMathReasoning's
+``expected_answer``, AIME_2024's ``Answer``); a ``reference``, ``ground_truth`` or
+``reward_model`` column (``_EXPLICIT``) wins over a benchmark row's own columns, and those
+over the rest, in this order."""
 _EXPLICIT = ("reference", "ground_truth", "reward_model")
 _PASSED_COLUMNS = ("domain", "data_source", "id", "group", "meta", "extra_info")
 _TRL_ARGUMENTS = frozenset({"prompts", "completions", "completion_ids", "trainer_state",
@@ -142,7 +148,7 @@ def _reference_columns(columns: Mapping[str, Any], index: int) -> dict[str, Any]
     ``reward_model`` column; else, for a benchmark's own row (HumanEval, MBPP, LiveCodeBench,
     KodCode, AceCode, open-r1's ``verification_info``...), its columns, read as ``assay score``
     reads such a row (KodCode's ``solution`` is then its setter's answer, not a reference);
-    else an ``answer`` or ``solution`` column."""
+    else the first other column of :data:`REFERENCE_COLUMNS` the row has."""
     for key in _EXPLICIT:
         value = _column(columns, key, index)
         if value is not None:
