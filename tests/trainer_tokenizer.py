@@ -85,3 +85,26 @@ def forcing_bias(
         sequence = context + target
         bias += [[sequence[: len(context) + i + 1], 100.0] for i in range(len(target))]
     return bias
+
+
+def one_step_grpo_config(
+    output_dir: Path, batch_size: int, max_completion_length: int, bias: list[list[Any]]
+) -> Any:
+    """A GRPOConfig for one optimiser step of the tiny model on CPU: two generations a
+    prompt, ``batch_size`` completions a step, the tokens forced by ``bias``."""
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=str(output_dir),
+        per_device_train_batch_size=batch_size,
+        num_generations=2,
+        max_completion_length=max_completion_length,
+        learning_rate=1e-4,
+        logging_steps=1,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+        max_steps=1,
+        seed=0,
+        generation_kwargs={"sequence_bias": bias},
+    )

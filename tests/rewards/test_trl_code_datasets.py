@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from assay.rewards.adapters.trl import reward_function
-from trainer_tokenizer import byte_level_tokenizer, forcing_bias, tiny_qwen2
+from trainer_tokenizer import byte_level_tokenizer, forcing_bias, one_step_grpo_config, tiny_qwen2
 
 PALINDROME = "```python\ndef is_palindrome(s):\n    return s == s[::-1]\n```"
 VOWELS = "```python\ndef count_vowels(s):\n    return sum(c in 'aeiou' for c in s)\n```"
@@ -77,7 +77,7 @@ def test_grpo_trainer_scores_code_sets_by_their_own_test_columns(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     tokenizer = _tokenizer()
     model = tiny_qwen2(tokenizer)
@@ -85,25 +85,9 @@ def test_grpo_trainer_scores_code_sets_by_their_own_test_columns(
     # one table of the three sets: each row has the others' columns as nulls, as Arrow fills them
     dataset = Dataset.from_list([{key: row.get(key) for key in columns} for row in ROWS])
     assert dataset[0]["test_cases"] is None and dataset[1]["test"] is None
-    config = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=6,  # the three prompts, two generations each
-        num_generations=2,
-        max_completion_length=120,
-        learning_rate=1e-4,
-        logging_steps=1,
-        report_to=[],
-        use_cpu=True,
-        save_strategy="no",
-        max_steps=1,
-        seed=0,
-        generation_kwargs={
-            "sequence_bias": forcing_bias(
-                tokenizer,
-                [(row["prompt"], answer) for row, answer in zip(ROWS, ANSWERS, strict=True)],
-            )
-        },
-    )
+    turns = [(row["prompt"], answer) for row, answer in zip(ROWS, ANSWERS, strict=True)]
+    # the three prompts, two generations each
+    config = one_step_grpo_config(tmp_path, 6, 120, forcing_bias(tokenizer, turns))
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=[reward_function("code", workers=1)],

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from assay.rewards.adapters.trl import reward_function
-from trainer_tokenizer import byte_level_tokenizer, forcing_bias, tiny_qwen2
+from trainer_tokenizer import byte_level_tokenizer, forcing_bias, one_step_grpo_config, tiny_qwen2
 
 CALL_A = (
     '<tool_call>\n{"name": "cancel_order", "arguments": '
@@ -128,7 +128,7 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("WANDB_DISABLED", "true")
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     tokenizer = _tokenizer()
     model = tiny_qwen2(tokenizer)
@@ -146,20 +146,8 @@ def test_grpo_trainer_with_tools_pays_the_trajectory(
     dataset = Dataset.from_list(rows)
     if stored == "objects":  # what TRL hands the reward function: Arrow's filled-in nulls
         assert dataset[3]["reference"]["goal"]["calls"][0]["arguments"]["reason"] is None
-    config = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=8,  # the four prompts, two generations each
-        num_generations=2,
-        max_completion_length=200,
-        learning_rate=1e-4,
-        logging_steps=1,
-        report_to=[],
-        use_cpu=True,
-        save_strategy="no",
-        max_steps=1,
-        seed=0,
-        generation_kwargs={"sequence_bias": _bias(tokenizer)},
-    )
+    # the four prompts, two generations each
+    config = one_step_grpo_config(tmp_path, 8, 200, _bias(tokenizer))
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=[reward_function("agent", workers=1)],
