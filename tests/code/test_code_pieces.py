@@ -16,6 +16,7 @@ from assay.verifiers.code import (
     stdout_equal,
     stdout_tokens_equal,
     syntax_error,
+    value_equal,
 )
 
 FENCE = "```"
@@ -121,6 +122,49 @@ class Str(str):
 )
 def test_json_equal(actual: Any, expected: Any, equal: bool) -> None:
     assert json_equal(actual, expected) is equal
+
+
+class Always:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "equal"),
+    [
+        (6.0, 6, True),  # a float of the same value, as Python's == reads it
+        (1, True, True),
+        (0, False, True),
+        (1.0, True, True),
+        (True, 0, False),
+        (True, 2, False),
+        (2.5, 2, False),
+        (float(10**18 + 1), 10**18 + 1, False),  # rounds to 1e18: not the int
+        (float("inf"), 10**400, False),
+        (float("nan"), 0, False),
+        (10**400, 1.0, False),  # past every float: not equal, and no OverflowError
+        (0.1 + 0.2, 0.3, True),  # a float expected keeps the tolerance
+        ([1.0, (2, True)], [1, [2, 1]], True),
+        ({"a": 1.0}, {"a": 1}, True),
+        ({1: 1}, {"1": 1}, False),
+        ("6", 6, False),
+        (b"x", "x", False),
+        (None, 0, False),
+        (Always(), 6, False),  # only plain data is compared
+        ([Always()], [6], False),
+        (Str("x"), "x", False),
+    ],
+    ids=[
+        "float-for-int", "int-for-true", "int-for-false", "float-for-true", "true-for-0",
+        "true-for-2", "float-off", "float-rounding-big-int", "inf-huge-int", "nan", "huge-int",
+        "float-close", "nested", "dict", "int-keys", "str-int", "bytes-str", "none-zero",
+        "claims-equal", "claims-equal-inside", "str-subclass",
+    ],
+)  # fmt: skip
+def test_value_equal(actual: Any, expected: Any, equal: bool) -> None:
+    assert value_equal(actual, expected) is equal
 
 
 def test_stdout_equal_ignores_only_trailing_whitespace() -> None:

@@ -246,3 +246,34 @@ def test_an_unknown_value_match_is_a_malformed_task(code_scorer: Scorer, value: 
                                     "response": "def f():\n    return 1\n"}])  # fmt: skip
     assert result.status.value == "error", result.verdict.message
     assert "value_match" in (result.verdict.message or "")
+
+
+SUM_CASES = [("[1, 2, 3]", "6"), ("[]", "0")]
+FLOAT_SUM = "def total(nums):\n    return float(sum(nums))\n"
+FLOAT_SUM_CLASS = "class Solution:\n    def total(self, nums):\n        return sum(nums) / 1\n"
+
+
+@pytest.mark.parametrize(
+    ("row", "response"),
+    [
+        ({"problem": "Sum.", "tests": json.dumps(
+            [{"input": i, "output": o, "testtype": "functional"} for i, o in SUM_CASES]),
+          "metadata": json.dumps({"func_name": "total"})}, FLOAT_SUM_CLASS),
+        ({"domain": "code", "reference": json.dumps(
+            [{"input": i, "output": o, "testtype": "functional", "metadata": {"func_name": "total"}}
+             for i, o in SUM_CASES])}, FLOAT_SUM_CLASS),
+        ({"problem": "Sum.", "verification_info": {"language": "python", "test_cases": json.dumps(
+            {"fn_name": "total", "inputs": [[[1, 2, 3]], [[]]], "outputs": [[6], [0]]})}},
+         FLOAT_SUM),
+        ({"domain": "code", "reference": json.dumps(
+            {"fn_name": "total", "inputs": [[[1, 2, 3]], [[]]], "outputs": [[6], [0]]})},
+         FLOAT_SUM),
+    ],
+    ids=["deepcoder-tests", "verl-list-ground-truth", "open-r1-verification-info",
+         "prime-code-ground-truth"],
+)  # fmt: skip
+def test_the_rule_follows_those_rows_whatever_column_they_come_in(
+    code_scorer: Scorer, row: dict[str, Any], response: str
+) -> None:
+    [result] = score(code_scorer, [{**row, "response": f"```python\n{response}```"}])
+    assert result.status.value == "correct", result.verdict.message

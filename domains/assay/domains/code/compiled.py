@@ -176,12 +176,12 @@ def run_calls(
         fault = fault_of(outcome, output_is_answer=False)
         if fault is not None:
             run.blame(*fault, unit=name)
-        units.append(_call_unit(index, outcome, case, rel_tol))
+        units.append(_call_unit(index, outcome, case, rel_tol, task.value_match))
     return units
 
 
 def _call_unit(
-    index: int, outcome: CommandOutcome, case: Mapping[str, Any], rel_tol: float
+    index: int, outcome: CommandOutcome, case: Mapping[str, Any], rel_tol: float, match: str
 ) -> Unit:
     usage = outcome.usage
     expected = case["expected"]
@@ -194,7 +194,7 @@ def _call_unit(
             result = None
     status = result.get("status") if isinstance(result, dict) else None
     if status == "ok" and isinstance(result, dict):
-        passed = returns_expected(result.get("value"), case, rel_tol)
+        passed = returns_expected(result.get("value"), case, rel_tol, match)
         message = (
             "" if passed else f"returned {_short(result.get('value'))}, expected {_short(expected)}"
         )

@@ -47,8 +47,9 @@ LCB_IMPORTS = "\n".join(
 """What LiveCodeBench's own harness puts above every Python answer (its ``import_string``),
 so an answer that uses ``List``, ``defaultdict`` or ``sqrt`` without importing them is right."""
 _PASSED_ON = ("timeout_s", "memory_mb", "all_or_nothing", "static_analysis", "ruff_weight",
-              "float_tolerance", "stdout_match", "reference_time_s", "time_budget_factor",
-              "language", "compile_timeout_s", "compile_memory_mb", "compile_weight")  # fmt: skip
+              "float_tolerance", "stdout_match", "value_match", "reference_time_s",
+              "time_budget_factor", "language", "compile_timeout_s", "compile_memory_mb",
+              "compile_weight")  # fmt: skip
 
 
 def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -290,7 +291,9 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
          "expected": _json(_lcb_text(c, "output"))}
         for c in cases
     ]  # fmt: skip
-    return {**_options(reference), "test_cases": test_cases, **solution_call(name, reference)}
+    # LiveCodeBench's grade_call_based: a returned tuple as a list, then Python's ==
+    options = {"value_match": "equal", **_options(reference)}
+    return {**options, "test_cases": test_cases, **solution_call(name, reference)}
 
 
 def _python(reference: Mapping[str, Any]) -> bool:

@@ -19,7 +19,13 @@ from typing import Any
 
 from assay.domains.code.formats import prompt_preamble, with_preamble
 from assay.domains.code.task import CodeTask
-from assay.verifiers.code.compare import REL_TOL, json_equal, stdout_equal, stdout_tokens_equal
+from assay.verifiers.code.compare import (
+    REL_TOL,
+    json_equal,
+    stdout_equal,
+    stdout_tokens_equal,
+    value_equal,
+)
 from assay.verifiers.code.humaneval import run_check
 from assay.verifiers.code.pytest_runner import run_pytest_file
 from assay.verifiers.code.remote import Session, same_data
@@ -324,20 +330,25 @@ def session_for(run: Run, code: str) -> Iterator[Session]:
         yield session
 
 
-def returns_expected(value: Any, case: Mapping[str, Any], rel_tol: float) -> bool:
+def returns_expected(
+    value: Any, case: Mapping[str, Any], rel_tol: float, match: str = "typed"
+) -> bool:
     """Whether a call's returned ``value`` is the case's ``expected`` or one of its
-    ``also_expected`` values."""
+    ``also_expected`` values, by the task's ``value_match`` rule."""
+    same = value_equal if match == "equal" else json_equal
     return any(
-        json_equal(value, wanted, rel_tol)
+        same(value, wanted, rel_tol)
         for wanted in (case["expected"], *case.get("also_expected", ()))
     )
 
 
-def _call_unit(index: int, outcome: CallOutcome, case: Mapping[str, Any], rel_tol: float) -> Unit:
+def _call_unit(
+    index: int, outcome: CallOutcome, case: Mapping[str, Any], rel_tol: float, match: str
+) -> Unit:
     usage = outcome.usage
     expected = case["expected"]
     if outcome.status is CallStatus.OK:
-        passed = returns_expected(outcome.value, case, rel_tol)
+        passed = returns_expected(outcome.value, case, rel_tol, match)
         message = "" if passed else f"returned {_short(outcome.value)}, expected {_short(expected)}"
     elif outcome.status is CallStatus.EXCEPTION:
         passed, message = False, f"raised {outcome.exception_type}: {outcome.exception_message}"
@@ -375,7 +386,7 @@ def run_test_cases(run: Run, code: str) -> list[Unit]:
                 continue
             args = tuple(case.get("args", []))
             outcome = session.call(entry, args, dict(case.get("kwargs", {})))
-            units.append(_call_unit(index, outcome, case, rel_tol))
+            units.append(_call_unit(index, outcome, case, rel_tol, task.value_match))
     return units
 
 

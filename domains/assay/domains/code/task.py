@@ -55,6 +55,12 @@ class CodeTask:
             :func:`assay.verifiers.code.compare.stdout_tokens_equal`). Given no value, it is
             ``tokens`` when ``float_tolerance`` is set, else ``exact``; LiveCodeBench stdin
             rows are ``tokens``, as its grader compares.
+        value_match: How a call's returned value is compared with ``expected``
+            (``test_cases``): ``typed`` (the default: ``3.0`` is not ``3``, ``True`` is not
+            ``1``; :func:`assay.verifiers.code.compare.json_equal`) or ``equal`` (numbers by
+            value, as Python's ``==`` reads them; ``compare.value_equal``).
+            LiveCodeBench functional rows and APPS / TACO call-based rows are ``equal``, as
+            their harnesses compare.
         prompt: ``tests`` mode: the problem's prompt (trusted); its helpers are visible to the
             tests, and a completion that does not define the entry point continues it.
         harness: Trusted code appended to the candidate's (LiveCodeBench's ``Solution`` shim).
@@ -80,6 +86,7 @@ class CodeTask:
     ruff_weight: float = 0.0
     float_tolerance: float | None = None
     stdout_match: str = "exact"
+    value_match: str = "typed"
     static_analysis: bool = True
     prompt: str | None = None
     harness: str = ""
@@ -175,6 +182,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
         static_analysis=reference.get("static_analysis", True) is not False,
         float_tolerance=tolerance,
         stdout_match=_stdout_match(reference.get("stdout_match"), tolerance),
+        value_match=_value_match(reference.get("value_match")),
         prompt=_optional_text(reference, "prompt") if mode == "tests" else None,
         harness=_optional_text(reference, "harness") or "",
         preamble=_optional_text(reference, "preamble") or "",
@@ -194,6 +202,17 @@ def _stdout_match(value: Any, tolerance: float | None) -> str:
         return "exact" if tolerance is None else "tokens"
     if not isinstance(value, str) or value not in STDOUT_MATCHES:
         raise MalformedTaskError(f"stdout_match must be 'exact' or 'tokens', got {value!r}")
+    return value
+
+
+VALUE_MATCHES = ("typed", "equal")
+
+
+def _value_match(value: Any) -> str:
+    if value is None:
+        return "typed"
+    if not isinstance(value, str) or value not in VALUE_MATCHES:
+        raise MalformedTaskError(f"value_match must be 'typed' or 'equal', got {value!r}")
     return value
 
 
@@ -255,7 +274,7 @@ def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     converted = {k: v for k, v in reference.items() if k not in ("inputs", "outputs", "fn_name")}
     name = reference.get("fn_name")
     if isinstance(name, str) and name:
-        converted |= solution_call(name, reference)
+        converted = {"value_match": "equal", **converted, **solution_call(name, reference)}
         converted["test_cases"] = [_apps_call(i, o) for i, o in zip(inputs, outputs, strict=True)]
     else:
         converted["stdio"] = [

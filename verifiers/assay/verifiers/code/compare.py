@@ -14,6 +14,10 @@ Expected values come from JSON. The rules (documented in docs/code.md):
   interpreter's recursion limit) does not equal anything: :func:`json_equal` never raises on
   what a candidate returns.
 
+:func:`value_equal` is the looser rule of benchmarks whose harness compares with Python's
+``==`` (LiveCodeBench's functional rows, APPS's call-based ones): numbers by value whatever
+their type (``6.0`` is ``6``, ``1`` is ``True``), the rest as above.
+
 Program output (stdio) has two rules: :func:`stdout_equal`, strict, and
 :func:`stdout_tokens_equal`, as LiveCodeBench's grader and contest checkers read output.
 """
@@ -63,6 +67,44 @@ def _equal(actual: Any, expected: Any, rel_tol: float) -> bool:
     if expected is None:
         return actual is None
     return type(actual) is type(expected) and actual == expected
+
+
+def value_equal(actual: Any, expected: Any, rel_tol: float = REL_TOL) -> bool:
+    """Equality of a candidate value against a JSON expected value, numbers by value.
+
+    As Python's ``==`` reads plain data, which is how LiveCodeBench's and APPS's harnesses
+    compare a returned value: ``6.0`` equals ``6`` and ``1`` equals ``True`` (``bool`` is a
+    number here), an ``int`` expected is matched exactly (a float that only rounds to a large
+    ``int`` is not it), and a ``float`` expected within ``rel_tol`` as in :func:`json_equal`.
+    Tuples are lists, dict keys must match exactly, and only plain data is compared: a value
+    of any other type (a proxy of a candidate's object, whatever its ``__eq__`` says) equals
+    nothing. Never raises because of ``actual``.
+    """
+    try:
+        return _same_value(actual, expected, rel_tol)
+    except (OverflowError, RecursionError, MemoryError, ValueError):
+        return False
+
+
+_NUMBERS = (bool, int, float)
+
+
+def _same_value(actual: Any, expected: Any, rel_tol: float) -> bool:
+    if type(expected) in _NUMBERS:
+        if type(actual) not in _NUMBERS:
+            return False
+        if type(expected) is float:
+            return _equal(float(actual), expected, rel_tol)
+        return bool(actual == expected)  # int or bool expected: exact, as Python compares
+    if isinstance(expected, list | tuple):
+        if type(actual) not in (list, tuple) or len(actual) != len(expected):
+            return False
+        return all(_same_value(a, e, rel_tol) for a, e in zip(actual, expected, strict=True))
+    if isinstance(expected, dict):
+        if type(actual) is not dict or set(actual) != set(expected):
+            return False
+        return all(_same_value(actual[k], v, rel_tol) for k, v in expected.items())
+    return _equal(actual, expected, rel_tol)
 
 
 def _lines(text: str) -> list[str]:
