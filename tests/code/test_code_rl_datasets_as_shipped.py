@@ -78,6 +78,23 @@ OPENR1 = {
 SUM_RIGHT = "n = int(input())\nprint(sum(map(int, input().split())))\n"
 SUM_WRONG = "n = int(input())\nprint(n)\n"
 
+# PrimeIntellect's function_call cases (from TACO's Codewars problems): each case names the
+# function; its input is the argument list (or JSON lines of arguments), its output the value
+# wrapped in a one-element list, as the public loaders hand them to APPS's call-based harness
+CALL_CASES = [
+    {"fn_name": "area", "input": [3, 4], "output": [12], "type": "function_call"},
+    {"fn_name": "area", "input": [0, 9], "output": [0], "type": "function_call"},
+]
+OPENR1_CALLS = {
+    "source": "codewars",
+    "problem": "Return the area of a w by h rectangle.",
+    "verification_info": {"language": "python", "test_cases": CALL_CASES},
+}
+CALL_TEXT_CASES = [
+    {"fn_name": "area", "input": "3\n4", "output": "12", "type": "function_call"},
+    {"fn_name": "area", "input": "0\n9", "output": "0", "type": "function_call"},
+]
+
 ADD_STDIN = [{"input": "3 5\n", "output": "8\n", "testtype": "stdin"}]
 DEEPCODER_LCB = {"problem": "Print a + b.", "tests": json.dumps(ADD_STDIN), "metadata": {}}
 DEEPCODER_TACO = {"problem": "Print a + b.", "tests": json.dumps({"inputs": ["3 5\n", "0 0\n"],
@@ -113,6 +130,18 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("openr1-wrong", OPENR1, PROSE.format(SUM_WRONG), "incorrect"),
     ("openr1-json-text", {**OPENR1, "verification_info": json.dumps(OPENR1["verification_info"])},
      PROSE.format(SUM_RIGHT), "correct"),
+    ("openr1-function-call", OPENR1_CALLS, PROSE.format("def area(w, h):\n    return w * h\n"),
+     "correct"),
+    ("openr1-function-call-float", OPENR1_CALLS,
+     PROSE.format("def area(w, h):\n    return w * h * 1.0\n"), "correct"),
+    ("openr1-function-call-wrong", OPENR1_CALLS,
+     PROSE.format("def area(w, h):\n    return w + h\n"), "incorrect"),
+    ("openr1-function-call-solution-class", OPENR1_CALLS,
+     PROSE.format("class Solution:\n    def area(self, w, h):\n        return w * h\n"),
+     "correct"),
+    ("openr1-function-call-json-lines", {**OPENR1_CALLS, "verification_info": json.dumps(
+        {"language": "python", "test_cases": CALL_TEXT_CASES})},
+     PROSE.format("def area(w, h):\n    return w * h\n"), "correct"),
     ("deepcoder-lcb", DEEPCODER_LCB, PROSE.format(ADD + "print(a + b)\n"), "correct"),
     ("deepcoder-lcb-float", DEEPCODER_LCB, PROSE.format(ADD + "print(float(a + b))\n"), "correct"),
     ("deepcoder-lcb-wrong", DEEPCODER_LCB, PROSE.format(ADD + "print(a * b)\n"), "incorrect"),
@@ -146,8 +175,21 @@ def test_rl_code_rows_as_shipped(
         {"verification_info": "{not json"},
         {"verification_info": {"test_cases": [{"input": "1", "output": "1", "type": "magic"}]}},
         {"tests": "[1, 2"},  # JSON-looking text that is not JSON: Python source, which fails
+        {"verification_info": {"test_cases": [CALL_CASES[0], SUM_CASES[0]]}},  # mixed kinds
+        {"verification_info": {"test_cases": [{**CALL_CASES[0], "fn_name": None}]}},
+        {"verification_info": {"test_cases": [CALL_CASES[0], {**CALL_CASES[1], "fn_name": "b"}]}},
     ],
-    ids=["mixed-list", "not-python", "no-cases", "bad-json", "unknown-type", "broken-json"],
+    ids=[
+        "mixed-list",
+        "not-python",
+        "no-cases",
+        "bad-json",
+        "unknown-type",
+        "broken-json",
+        "calls-and-stdio",
+        "call-without-name",
+        "calls-to-two-names",
+    ],
 )
 def test_a_row_whose_tests_cannot_be_read_is_a_malformed_task(
     code_scorer: Scorer, row: dict[str, Any]
