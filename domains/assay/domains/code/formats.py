@@ -89,7 +89,8 @@ def _training_set_forms(reference: Mapping[str, Any]) -> Mapping[str, Any]:
       output, type}``, or the JSON text of TACO's ``{inputs, outputs}``) and ``language``.
     - ``test_cases`` as assert statements (AceCode-87K): MBPP's ``test_list``.
     - ``test_cases`` as ``{input, output}`` objects: ``stdio`` cases (``type``
-      ``stdin_stdout`` or none).
+      ``stdin_stdout`` or none), or call-based ones (``type`` ``function_call``, ``fn_name``)
+      read as APPS's.
     - ``tests`` as JSON text (DeepCoder-Preview): LiveCodeBench's case list (with
       ``testtype``), TACO's ``{inputs, outputs}``, or a list of ``{input, output}``.
     """
@@ -152,8 +153,31 @@ def _shipped_cases(value: Any, key: str) -> dict[str, Any]:
     if all(isinstance(c, Mapping) and "testtype" in c for c in value):
         return {"public_test_cases": value}  # LiveCodeBench's cases
     if all(_io_case(c) for c in value):
+        if any(c.get("type") == "function_call" for c in value):
+            return {"input_output": _function_calls(value, key)}
         return {"stdio": _stdio_cases(value)}
     raise MalformedTaskError(f"{key}: each test case must be an object with input and output")
+
+
+def _function_calls(cases: list[Mapping[str, Any]], key: str) -> dict[str, Any]:
+    """PrimeIntellect's ``function_call`` cases as APPS's call-based ``input_output``.
+
+    Each case names the function (``fn_name``, the same for all); its ``input`` is the
+    argument list (or JSON lines of arguments) and its ``output`` the value, in APPS's
+    one-element list or as JSON text: as the public loaders of these sets hand them to APPS's
+    harness, and as :mod:`.task` reads APPS's call-based rows.
+    """
+    if any(c.get("type") != "function_call" for c in cases):
+        raise MalformedTaskError(f"{key}: function_call cases cannot be mixed with other types")
+    names = {c.get("fn_name") for c in cases}
+    name = names.pop() if len(names) == 1 else None
+    if not isinstance(name, str) or not name:
+        raise MalformedTaskError(f"{key}: function_call cases must name one function (fn_name)")
+    return {
+        "fn_name": name,
+        "inputs": [c["input"] for c in cases],
+        "outputs": [c["output"] for c in cases],
+    }
 
 
 def _io_case(case: Any) -> bool:
