@@ -213,3 +213,48 @@ def test_an_unknown_stdout_match_is_a_malformed_task(code_scorer: Scorer, value:
     [result] = score(code_scorer, [row])
     assert result.status.value == "error", result.verdict.message
     assert "stdout_match" in result.verdict.message
+
+
+def apps_stdio(inputs: list[str], outputs: list[str]) -> dict[str, Any]:
+    """An APPS / TACO stdin row as verl's data recipes keep it (``input_output`` text)."""
+    io = json.dumps({"inputs": inputs, "outputs": outputs})
+    return {"domain": "code", "reference": {"input_output": io}}
+
+
+APPS_SUM = apps_stdio(["3\n1 2 3\n", "1\n5\n"], ["6\n", "5\n"])
+APPS_PAIR = apps_stdio(["3 4\n", "0 9\n"], ["7 12\n", "9 0\n"])
+SUMS = READ + "s = sum(a)\n"
+# APPS's harness (verl's prime_code runs it) drops blank lines, strips lines and takes lines of
+# numbers equal as floats (labels: that harness's verdict on each answer); `tokens` takes
+# nothing it fails (it is stricter: numbers by value, not within np.allclose)
+APPS_CASES: list[tuple[str, dict[str, Any], str, str]] = [
+    ("sum", APPS_SUM, SUMS + "print(s)\n", "correct"),
+    ("sum-padded", APPS_SUM, SUMS + "print(' ', s)\n", "correct"),
+    ("sum-blank-first-line", APPS_SUM, SUMS + "print()\nprint(s)\n", "correct"),
+    ("sum-float", APPS_SUM, SUMS + "print(float(s))\n", "correct"),
+    ("sum-off-by-one", APPS_SUM, SUMS + "print(s + 1)\n", "incorrect"),
+    ("sum-two-answers", APPS_SUM, SUMS + "print(s, s)\n", "incorrect"),
+    ("pair", APPS_PAIR, "a, b = map(int, input().split())\nprint(a + b, a * b)\n", "correct"),
+    ("pair-float", APPS_PAIR, "a, b = map(int, input().split())\nprint(a + b, a * b / 1)\n",
+     "correct"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("row", "response", "status"),
+    [case[1:] for case in APPS_CASES],
+    ids=[case[0] for case in APPS_CASES],
+)
+def test_apps_stdin_rows_take_what_their_harness_takes(
+    code_scorer: Scorer, row: dict[str, Any], response: str, status: str
+) -> None:
+    [result] = score(code_scorer, [{**row, "response": f"```python\n{response}```"}])
+    assert result.status.value == status, result.verdict.message
+
+
+def test_apps_stdin_rows_keep_the_order_of_a_lines_tokens(code_scorer: Scorer) -> None:
+    """The order of a line's tokens counts (``12 7`` is not ``7 12``), as in verl's copy of
+    the harness: only whitespace and the spelling of numbers are let go."""
+    response = "a, b = map(int, input().split())\nprint(a * b, a + b)\n"
+    [result] = score(code_scorer, [{**APPS_PAIR, "response": response}])
+    assert result.status.value == "incorrect", result.verdict.message
