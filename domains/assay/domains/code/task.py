@@ -53,8 +53,8 @@ class CodeTask:
         stdout_match: How stdio output is compared: ``exact`` (trailing whitespace per line
             and trailing blank lines aside) or ``tokens`` (lines stripped, numbers by value;
             :func:`assay.verifiers.code.compare.stdout_tokens_equal`). Given no value, it is
-            ``tokens`` when ``float_tolerance`` is set, else ``exact``; LiveCodeBench stdin
-            rows are ``tokens``, as its grader compares.
+            ``tokens`` when ``float_tolerance`` is set, else ``exact``; LiveCodeBench and
+            APPS / TACO stdin rows are ``tokens``, as their graders compare.
         value_match: How a call's returned value is compared with ``expected``
             (``test_cases``): ``typed`` (the default: ``3.0`` is not ``3``, ``True`` is not
             ``1``; :func:`assay.verifiers.code.compare.json_equal`) or ``equal`` (numbers by
@@ -264,7 +264,9 @@ def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
     gives it, or text with one JSON argument a line as PRIME and LiveCodeBench write it (its
     output JSON text too); a Python answer is called as ``Solution().<fn_name>`` when it has a
     ``Solution`` class. Without ``fn_name`` each input is a program's stdin and each output its
-    expected stdout. Python answers run under the harness's import string either way.
+    expected stdout, compared by ``stdout_match`` ``tokens`` (lines stripped, numbers by value:
+    what APPS's harness takes, less its float tolerance). Python answers run under the
+    harness's import string either way.
     """
     if not any(k in reference for k in ("inputs", "outputs")) or any(k in reference for k in MODES):
         return reference
@@ -280,7 +282,9 @@ def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
         converted["stdio"] = [
             {"stdin": _text(i), "stdout": _text(o)} for i, o in zip(inputs, outputs, strict=True)
         ]
-        converted = {**import_string(reference), **converted}  # a given preamble wins
+        # APPS's harness strips lines and takes numbers as floats: LiveCodeBench's rule is the
+        # strict part of it (it takes nothing APPS's fails); a given preamble or rule wins
+        converted = {"stdout_match": "tokens", **import_string(reference), **converted}
     return converted
 
 
