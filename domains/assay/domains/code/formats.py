@@ -247,8 +247,36 @@ def _mbpp(reference: Mapping[str, Any]) -> dict[str, Any]:
     entry = reference.get("entry_point")
     if not isinstance(entry, str) or not entry:
         entry = _mbpp_entry_point(tests, prelude, reference.get("code"))
+    plus = reference.get("test")
+    if isinstance(plus, str) and plus.strip():  # MBPP+ (EvalPlus): its test program decides
+        source = _evalplus_check(plus, prelude)
     # MBPP's harness runs one program, imports and setup code first: the answer sees them too
     return {**_options(reference), "tests": source, "entry_point": entry, "preamble": prelude}
+
+
+def _evalplus_check(test: str, prelude: str) -> str:
+    """MBPP+'s ``test`` program (helpers, inputs, results, a loop calling the function by name)
+    as HumanEval's ``check(candidate)``: its imports stay at module level, the rest becomes the
+    body of ``check`` (rewritten from the syntax tree, so no string literal changes)."""
+    tree = parse_module(test)
+    if tree is None:
+        raise MalformedTaskError("the MBPP+ test program does not parse")
+    imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    rest = [node for node in tree.body if not isinstance(node, ast.Import | ast.ImportFrom)]
+    if not rest:
+        raise MalformedTaskError("the MBPP+ test program runs no test")
+    check = ast.FunctionDef(
+        name="check",
+        args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg="candidate")], kwonlyargs=[], kw_defaults=[],
+            defaults=[],
+        ),
+        body=rest,
+        decorator_list=[],
+        returns=None,
+    )  # fmt: skip
+    module = ast.fix_missing_locations(ast.Module(body=[*imports, check], type_ignores=[]))
+    return f"{prelude}\n\n\n{ast.unparse(module)}\n"
 
 
 def _mbpp_entry_point(tests: list[str], prelude: str, solution: Any) -> str:

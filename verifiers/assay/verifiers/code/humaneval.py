@@ -3,7 +3,9 @@
 The test module is trusted (it comes from the reference). Its top-level code runs here; then
 each top-level statement of ``check``'s body runs in turn with ``candidate`` bound to a
 :class:`~assay.verifiers.code.remote.RemoteFunction`. Each statement that contains an ``assert``
-is one test unit: it passes when it runs to the end. Expected values never leave this process.
+(not only in a function it defines) is one test unit: it passes when it runs to the end; any
+other statement that raises is a failed unit too. A ``check`` with no such assert (its asserts
+in helpers, as EvalPlus's are) is one unit. Expected values never leave this process.
 
 HumanEval's tests also call names its *prompt* defines (``encode_cyclic``, ``poly``) and the
 entry point by its own name. The prompt is part of the trusted problem: it runs here first, so
@@ -88,8 +90,17 @@ def literal_calls(
     return order.calls
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
 def _has_assert(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Assert) for n in ast.walk(node))
+    """Whether the statement asserts when it runs: an ``assert`` in a function or class it
+    only defines (EvalPlus's ``assertion`` helper) tests nothing until something calls it."""
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, _DEFINITIONS):
+        return False
+    return any(_has_assert(child) for child in ast.iter_child_nodes(node))
 
 
 @dataclass(frozen=True)
@@ -190,7 +201,7 @@ def run_check(
     units = []
     for name, code, is_unit in compiled.units:
         unit = _run(code, namespace, log, name)
-        if is_unit:
+        if is_unit or not unit.passed:  # a statement that raises fails, assert or not
             units.append(unit)
     return units
 
