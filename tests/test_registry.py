@@ -211,3 +211,45 @@ def test_default_registry_imports_the_domain_it_resolves(asked: str, loaded: lis
         capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
     assert json.loads(out.stdout)[1] == loaded
+
+
+def _verl_routes() -> list[tuple[str, str]]:
+    """The data_sources verl's own ``default_compute_score`` routes, each with the scorer
+    module its branch imports (read from the installed verl's source)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("verl.utils.reward_score")
+    assert spec is not None and spec.origin is not None
+    with open(spec.origin, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    [function] = [n for n in ast.walk(tree)
+                  if isinstance(n, ast.FunctionDef) and n.name == "default_compute_score"]  # fmt: skip
+    routes: list[tuple[str, str]] = []
+    node: ast.stmt | None = next(n for n in function.body if isinstance(n, ast.If))
+    while isinstance(node, ast.If):
+        modules = [a.name for n in ast.walk(ast.Module(node.body, [])) if isinstance(n, ast.ImportFrom)
+                   for a in n.names]  # fmt: skip
+        sources = [c.value for c in ast.walk(node.test)
+                   if isinstance(c, ast.Constant) and isinstance(c.value, str)]  # fmt: skip
+        for source in sources:
+            routes.append((source, modules[-1] if modules else ""))
+        node = node.orelse[0] if len(node.orelse) == 1 else None
+    return routes
+
+
+VERL_SCORERS = {"gsm8k": "math", "math_reward": "math", "math_dapo": "math",
+                "prime_math": "math", "geo3k": "math", "math_verify": "math",
+                "prime_code": "code", "sandbox_fusion": "code"}  # fmt: skip
+
+
+def test_every_math_and_code_source_verl_routes_reaches_the_same_kind_of_verifier() -> None:
+    routes = [(source, VERL_SCORERS[module]) for source, module in _verl_routes()
+              if module in VERL_SCORERS]  # fmt: skip
+    assert len(routes) >= 15, routes  # verl 0.9's list: gsm8k, MATH, dapo, numina, code, geo3k
+    registry = default_registry()
+    found = {  # verl's aime test is a prefix: any name that starts with it
+        source: registry.domain_for_data_source("aime24" if source == "aime" else source)
+        for source, _ in routes
+    }
+    assert [(s, found[s], kind) for s, kind in routes if found[s] != kind] == []
