@@ -44,7 +44,18 @@ def json_equal(actual: Any, expected: Any, rel_tol: float = REL_TOL) -> bool:
         return False
 
 
-def _equal(actual: Any, expected: Any, rel_tol: float) -> bool:
+_NUMBERS = (bool, int, float)
+
+
+def _equal(actual: Any, expected: Any, rel_tol: float, by_value: bool = False) -> bool:
+    """The comparison of :func:`json_equal`, or with ``by_value`` that of :func:`value_equal`
+    (numbers of any of the three types compared as Python compares them)."""
+    if by_value and type(expected) in _NUMBERS:
+        if type(actual) not in _NUMBERS:
+            return False
+        if type(expected) is not float:
+            return bool(actual == expected)  # int or bool expected: exact, as Python compares
+        actual = float(actual)  # then as a float (OverflowError past every float: not equal)
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(actual) is type(expected) and actual == expected
     if type(expected) is float:
@@ -59,11 +70,12 @@ def _equal(actual: Any, expected: Any, rel_tol: float) -> bool:
     if isinstance(expected, list | tuple):
         if type(actual) not in (list, tuple) or len(actual) != len(expected):
             return False
-        return all(_equal(a, e, rel_tol) for a, e in zip(actual, expected, strict=True))
+        pairs = zip(actual, expected, strict=True)
+        return all(_equal(a, e, rel_tol, by_value) for a, e in pairs)
     if isinstance(expected, dict):
         if type(actual) is not dict or set(actual) != set(expected):
             return False
-        return all(_equal(actual[k], v, rel_tol) for k, v in expected.items())
+        return all(_equal(actual[k], v, rel_tol, by_value) for k, v in expected.items())
     if expected is None:
         return actual is None
     return type(actual) is type(expected) and actual == expected
@@ -81,30 +93,9 @@ def value_equal(actual: Any, expected: Any, rel_tol: float = REL_TOL) -> bool:
     nothing. Never raises because of ``actual``.
     """
     try:
-        return _same_value(actual, expected, rel_tol)
+        return _equal(actual, expected, rel_tol, by_value=True)
     except (OverflowError, RecursionError, MemoryError, ValueError):
         return False
-
-
-_NUMBERS = (bool, int, float)
-
-
-def _same_value(actual: Any, expected: Any, rel_tol: float) -> bool:
-    if type(expected) in _NUMBERS:
-        if type(actual) not in _NUMBERS:
-            return False
-        if type(expected) is float:
-            return _equal(float(actual), expected, rel_tol)
-        return bool(actual == expected)  # int or bool expected: exact, as Python compares
-    if isinstance(expected, list | tuple):
-        if type(actual) not in (list, tuple) or len(actual) != len(expected):
-            return False
-        return all(_same_value(a, e, rel_tol) for a, e in zip(actual, expected, strict=True))
-    if isinstance(expected, dict):
-        if type(actual) is not dict or set(actual) != set(expected):
-            return False
-        return all(_same_value(actual[k], v, rel_tol) for k, v in expected.items())
-    return _equal(actual, expected, rel_tol)
 
 
 def _lines(text: str) -> list[str]:
