@@ -52,6 +52,27 @@ def test_all_error_exits_6_with_top_errors_and_did_you_mean(tmp_path: Path, run:
 
 
 @pytest.mark.parametrize(
+    ("columns", "guess"),
+    [
+        ({"answer": "#### 72"}, "answer"),  # GSM8K's own column
+        ({"problem": "x", "solution": "\\boxed{72}"}, "solution"),  # MATH's
+        ({"question": "x", "final_answer": "72"}, "final_answer"),  # DeepMath-103K's
+        ({"prompt": "x", "gold": "72"}, "gold"),
+        ({"Problem": "x", "Answer": 72}, "Answer"),  # AIME_2024's
+    ],
+    ids=["gsm8k", "math", "deepmath", "gold", "aime"],
+)
+def test_a_missing_reference_suggests_the_answer_column_that_is_there(
+    tmp_path: Path, run: Any, columns: dict[str, Any], guess: str
+) -> None:
+    rows = [{"id": f"r{k}", "response": "#### 72", **columns} for k in range(3)]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    proc = run("score", str(src), "-o", os.devnull, "--workers", "0", "--domain", "math")
+    assert proc.returncode == 6, proc.stderr
+    assert f"Did you mean --reference-field {guess}?" in proc.stderr
+
+
+@pytest.mark.parametrize(
     ("field", "guess"),
     [
         ("data.answer", "data.ans"),  # the right column, the wrong key inside it
