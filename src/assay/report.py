@@ -128,6 +128,10 @@ def _error_kind(message: str) -> str:
 
 
 _ANSWERISH = ("respon", "complet", "answer", "output", "generat", "pred", "text", "solution")
+_REFERENCEISH = ("ground_truth", "answer", "solution", "gold", "target", "label", "expected",
+                 "truth", "test")  # fmt: skip
+"""Parts of the names of the columns sets keep their references in (``final_answer``,
+``expected_answer``, ``test_list``)."""
 FIELD_OPTIONS = {"response": "--response-field", "reference": "--reference-field"}
 """The option that names each field a record needs."""
 
@@ -175,6 +179,9 @@ class ColumnCounter:
             close += difflib.get_close_matches(missing, names, n=3, cutoff=0.4)
             if missing == "response":
                 close += [n for n in names if n in RESPONSE_KEYS or any(w in n for w in _ANSWERISH)]
+            if missing == "reference":  # a set's own answer column first, never the response
+                close = [n for n in names if any(w in n.lower() for w in _REFERENCEISH)] + close
+                close = [n for n in close if n not in RESPONSE_KEYS]
             close = list(dict.fromkeys(close))
             option = FIELD_OPTIONS.get(missing) or next(
                 (o for o in FIELD_OPTIONS.values() if o in message), None
