@@ -194,7 +194,9 @@ def _stdio_cases(cases: list[Mapping[str, Any]]) -> list[dict[str, str]]:
     for case in cases:
         kind = case.get("type")
         if kind not in (None, "stdin_stdout", "stdin"):
-            raise MalformedTaskError(f"test case type {kind!r} is not read (stdin_stdout only)")
+            raise MalformedTaskError(
+                f"test case type {kind!r} is not read (stdin_stdout or function_call)"
+            )
         stdin, stdout = case["input"], case["output"]
         if not isinstance(stdin, str) or not isinstance(stdout, str):
             raise MalformedTaskError("a test case's input and output must be text")
