@@ -199,3 +199,27 @@ def test_a_check_statement_that_raises_fails_without_an_assert_of_its_own(
            "response": response}  # fmt: skip
     [result] = score(code_scorer, [row])
     assert result.status.value == status, result.verdict.message
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"reference": {"tests": "def check(candidate):\n    assert True\n", "entry_point": "f"}},
+        {"reference": {"tests": "def check(candidate):\n    assert candidate\n",
+                       "entry_point": "f"}},
+        {"test_list": ["assert f(1) == 1"], "test": "inputs = [[1]]\nresults = [1]\n"},
+        {"test_list": ["assert True"], "entry_point": "f"},
+    ],
+    ids=["assert-true", "assert-the-proxy", "mbpp-plus-no-loop", "mbpp-assert-true"],
+)  # fmt: skip
+def test_tests_that_never_call_the_answer_are_a_malformed_task(
+    code_scorer: Scorer, row: dict[str, Any]
+) -> None:
+    """A reference whose tests pass without calling the answer would pay every response
+    (``pass``, an empty file, the wrong function): it cannot tell answers apart, so its
+    items are ``error``, the reference's fault, never ``correct``."""
+    rows = [{**row, "domain": "code", "response": response}
+            for response in ("def f(x):\n    return x\n", "pass\n", "def g(x):\n    return 0\n")]  # fmt: skip
+    for result in score(code_scorer, rows):
+        assert result.status.value == "error", result.verdict.message
+        assert "never call" in (result.verdict.message or "")
