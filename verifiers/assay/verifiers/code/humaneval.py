@@ -176,8 +176,8 @@ def run_check(
         prompt: The problem's prompt (trusted); its helpers are visible to the tests.
 
     Raises:
-        MalformedTaskError: the tests or the prompt do not compile, or the prompt's top level
-            raises.
+        MalformedTaskError: the tests or the prompt do not compile, the prompt's top level
+            raises, or the tests pass without calling the candidate once.
     """
     compiled = _compile_tests(tests, entry_point if entry_point.isidentifier() else "")
     namespace: dict[str, Any] = {"__name__": "assay_check"}
@@ -203,6 +203,11 @@ def run_check(
         unit = _run(code, namespace, log, name)
         if is_unit or not unit.passed:  # a statement that raises fails, assert or not
             units.append(unit)
+    if not log.outcomes and all(unit.passed for unit in units):
+        raise MalformedTaskError(
+            "the tests never call the answer: they pass whatever it is, so they cannot tell a "
+            "right answer from a wrong one"
+        )
     return units
 
 
