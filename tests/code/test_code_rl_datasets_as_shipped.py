@@ -178,6 +178,9 @@ def test_rl_code_rows_as_shipped(
         {"verification_info": {"test_cases": [CALL_CASES[0], SUM_CASES[0]]}},  # mixed kinds
         {"verification_info": {"test_cases": [{**CALL_CASES[0], "fn_name": None}]}},
         {"verification_info": {"test_cases": [CALL_CASES[0], {**CALL_CASES[1], "fn_name": "b"}]}},
+        {"input_output": json.dumps({"inputs": ["1\n"], "outputs": [None]})},
+        {"input_output": json.dumps({"inputs": [[1]], "outputs": [[1]], "fn_name": ""})},
+        {"input_output": json.dumps({"inputs": [[1]], "outputs": [[1]], "fn_name": 3})},
     ],
     ids=[
         "mixed-list",
@@ -189,6 +192,9 @@ def test_rl_code_rows_as_shipped(
         "calls-and-stdio",
         "call-without-name",
         "calls-to-two-names",
+        "apps-null-output",
+        "apps-empty-fn-name",
+        "apps-number-fn-name",
     ],
 )
 def test_a_row_whose_tests_cannot_be_read_is_a_malformed_task(
