@@ -275,10 +275,14 @@ def _from_apps_format(reference: Mapping[str, Any]) -> Mapping[str, Any]:
         raise MalformedTaskError("inputs and outputs must be lists of the same length")
     converted = {k: v for k, v in reference.items() if k not in ("inputs", "outputs", "fn_name")}
     name = reference.get("fn_name")
-    if isinstance(name, str) and name:
+    if name is not None and not isinstance(name, str):
+        raise MalformedTaskError(f"fn_name must be a function's name, got {name!r}")
+    if name:  # an empty name is stdio, as loaders write it for stdin problems
         converted = {"value_match": "equal", **converted, **solution_call(name, reference)}
         converted["test_cases"] = [_apps_call(i, o) for i, o in zip(inputs, outputs, strict=True)]
     else:
+        if any(o is None for o in outputs):
+            raise MalformedTaskError("an stdio case's output is null: expected output is text")
         converted["stdio"] = [
             {"stdin": _text(i), "stdout": _text(o)} for i, o in zip(inputs, outputs, strict=True)
         ]
