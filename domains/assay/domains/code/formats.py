@@ -25,7 +25,7 @@ import pickle
 import textwrap
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
@@ -267,16 +267,8 @@ def _evalplus_check(test: str, prelude: str) -> str:
     rest = [node for node in tree.body if not isinstance(node, ast.Import | ast.ImportFrom)]
     if not rest:
         raise MalformedTaskError("the MBPP+ test program runs no test")
-    check = ast.FunctionDef(
-        name="check",
-        args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(arg="candidate")], kwonlyargs=[], kw_defaults=[],
-            defaults=[],
-        ),
-        body=rest,
-        decorator_list=[],
-        returns=None,
-    )  # fmt: skip
+    check = cast(ast.FunctionDef, ast.parse("def check(candidate):\n    pass\n").body[0])
+    check.body = rest
     module = ast.fix_missing_locations(ast.Module(body=[*imports, check], type_ignores=[]))
     return f"{prelude}\n\n\n{ast.unparse(module)}\n"
 

@@ -33,13 +33,16 @@ REL_TOL = 1e-9
 ABS_TOL = 1e-12
 
 
-def json_equal(actual: Any, expected: Any, rel_tol: float = REL_TOL) -> bool:
-    """Type-aware equality of a candidate value against a JSON expected value.
+def json_equal(
+    actual: Any, expected: Any, rel_tol: float = REL_TOL, *, by_value: bool = False
+) -> bool:
+    """Type-aware equality of a candidate value against a JSON expected value (with
+    ``by_value``, :func:`value_equal`'s rule).
 
     Never raises because of ``actual``: what cannot be compared is not equal.
     """
     try:
-        return _equal(actual, expected, rel_tol)
+        return _equal(actual, expected, rel_tol, by_value)
     except (OverflowError, RecursionError, MemoryError, ValueError):
         return False
 
@@ -92,10 +95,7 @@ def value_equal(actual: Any, expected: Any, rel_tol: float = REL_TOL) -> bool:
     of any other type (a proxy of a candidate's object, whatever its ``__eq__`` says) equals
     nothing. Never raises because of ``actual``.
     """
-    try:
-        return _equal(actual, expected, rel_tol, by_value=True)
-    except (OverflowError, RecursionError, MemoryError, ValueError):
-        return False
+    return json_equal(actual, expected, rel_tol, by_value=True)
 
 
 def _lines(text: str) -> list[str]:
