@@ -48,6 +48,7 @@ NATIVE_TASK_KEYS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"input_output"}), "code"),  # APPS, TACO
     (frozenset({"public_tests", "private_tests"}), "code"),  # CodeContests
     (frozenset({"test", "test_info"}), "code"),  # KodCode
+    (frozenset({"official_tests"}), "code"),  # open-r1/codeforces
     (frozenset({"test_cases"}), "code"),  # AceCode-87K, and assay's own test_cases rows
     (frozenset({"tests"}), "code"),  # DeepCoder-Preview, and assay's own tests rows
 )
@@ -185,6 +186,8 @@ class RecordBuilder:
             )
         data: Mapping[str, Any] = _bfcl_row(row.data)
         raw_id, problem_key = _row_id(data, row, self.fields.id)
+        if not problem_key and not self.fields.id and self._is_task_row(data):
+            problem_key = True  # a benchmark's own row: its id is the task's, shared by samples
         row_id = clean_text(sample[0] if sample is not None else raw_id)
         group = sample[2] if sample is not None else data.get("group")
         if group is None and problem_key:
@@ -275,6 +278,12 @@ class RecordBuilder:
         if chosen:
             return chosen[0]
         return next((key for key in CHAT_KEYS if _ends_with_model_turn(data.get(key))), None)
+
+    def _is_task_row(self, data: Mapping[str, Any]) -> bool:
+        """A benchmark's row read as it comes: no reference column, the task's own columns."""
+        if self.fields.reference or _reference(data) is not MISSING:
+            return False
+        return native_domain(data) is not None
 
     def _reference(self, data: Mapping[str, Any], response_key: str | None) -> JSON:
         if self.fields.reference:

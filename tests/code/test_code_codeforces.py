@@ -126,7 +126,7 @@ CASES: list[tuple[str, dict[str, Any], str, str, float]] = [
     ("team-cpp-right", {**TEAM, "language": "cpp"}, PROSE.format("cpp", TEAM_CPP.replace("NEED", "2")),
      "correct", 1.0),
     ("team-cpp-wrong", {**TEAM, "language": "cpp"}, PROSE.format("cpp", TEAM_CPP.replace("NEED", "3")),
-     "partial", 0.5),
+     "incorrect", 0.0),
     ("team-python-blank-lines", TEAM, PROSE.format("python", (
         "n = int(input())\nprint()\n"
         "print(sum(sum(map(int, input().split())) >= 2 for _ in range(n)))\nprint()\n")),
@@ -169,12 +169,24 @@ CHECKER = (
     [
         ({**THEATRE, "generated_checker": CHECKER}, "checker"),
         ({**THEATRE, "input_mode": "file"}, "input_mode"),
+        (
+            {**THEATRE, "interaction_format": "Read the judge's answer after each query."},
+            "interactive",
+        ),
         ({**THEATRE, "official_tests": []}, "official_tests"),
         ({**THEATRE, "official_tests": [{"input": "1 1 1\n"}]}, "official_tests"),
         ({**THEATRE, "official_tests": [{"input": 1, "output": "1"}]}, "official_tests"),
         ({**THEATRE, "official_tests": "[{not json"}, "official_tests"),
     ],
-    ids=["has-a-checker", "file-input", "no-tests", "case-without-output", "not-text", "bad-json"],
+    ids=[
+        "has-a-checker",
+        "file-input",
+        "interactive",
+        "no-tests",
+        "case-without-output",
+        "not-text",
+        "bad-json",
+    ],
 )
 def test_a_codeforces_row_assay_cannot_judge_is_a_malformed_task(
     code_scorer: Scorer, row: dict[str, Any], needle: str

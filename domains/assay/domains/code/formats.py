@@ -12,6 +12,9 @@ Each reader turns a benchmark's row into the code domain's reference (docs/code.
   functional cases; private cases stored compressed (base64 of zlib of a pickled JSON string)
   are decoded by a reader that refuses any pickle that is not a plain string.
 - SWE-bench instances: repo mode (:mod:`assay.domains.code.swebench`).
+- open-r1/codeforces (``official_tests``, ``input_mode``, ``generated_checker``): stdio cases
+  compared word for word (``stdout_match`` ``words``, Codeforces' standard checker); a row
+  with its own checker, file input or an interactor is a malformed task.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ def from_native(reference: Mapping[str, Any]) -> Mapping[str, Any]:
         reference.get("private_test_cases") is not None
     ):
         return _livecodebench(reference)
+    if reference.get("official_tests") is not None:
+        return _codeforces(reference)
     return reference
 
 
@@ -340,6 +345,43 @@ def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
     # LiveCodeBench's grade_call_based: a returned tuple as a list, then Python's ==
     options = {"value_match": "equal", **_options(reference)}
     return {**options, "test_cases": test_cases, **solution_call(name, reference)}
+
+
+def _codeforces(reference: Mapping[str, Any]) -> dict[str, Any]:
+    """An open-r1/codeforces row: its ``official_tests`` as stdio cases.
+
+    With no ``generated_checker`` open-r1 compares output as Codeforces' standard checker
+    does (testlib's ``wcmp``: the same words, whatever the blanks): ``stdout_match``
+    ``words``. A row with a checker has tests with several right outputs, one that reads a
+    file (``input_mode`` ``file``) or talks to an interactor cannot run on stdin: each is a
+    malformed task, never judged by a rule that is not its own. ``time_limit`` and
+    ``memory_limit`` are Codeforces' machine's, not applied (``timeout_s``, ``memory_mb``).
+    """
+    if reference.get("generated_checker") not in (None, ""):
+        raise MalformedTaskError(
+            "the Codeforces row has its own checker (generated_checker): its tests accept "
+            "several outputs, and assay does not run that checker"
+        )
+    mode = reference.get("input_mode")
+    if mode not in (None, "", "stdio"):
+        raise MalformedTaskError(
+            f"the Codeforces row reads and writes files (input_mode {mode!r}): only stdio "
+            "rows are read"
+        )
+    if reference.get("interaction_format") not in (None, ""):
+        raise MalformedTaskError(
+            "the Codeforces problem is interactive (interaction_format): it needs its interactor"
+        )
+    tests = _decoded(reference["official_tests"], "official_tests")
+    if not isinstance(tests, list) or not tests:
+        raise MalformedTaskError("the Codeforces row has no official_tests")
+    stdio = []
+    for case in tests:
+        if not (isinstance(case, Mapping) and isinstance(case.get("input"), str)
+                and isinstance(case.get("output"), str)):  # fmt: skip
+            raise MalformedTaskError("official_tests must be objects with input and output text")
+        stdio.append({"stdin": case["input"], "stdout": case["output"]})
+    return {"stdout_match": "words", **_options(reference), "stdio": stdio}
 
 
 def _python(reference: Mapping[str, Any]) -> bool:

@@ -24,6 +24,7 @@ from assay.verifiers.code.compare import (
     json_equal,
     stdout_equal,
     stdout_tokens_equal,
+    stdout_words_equal,
     value_equal,
 )
 from assay.verifiers.code.humaneval import run_check
@@ -423,6 +424,8 @@ def same_stdout(task: CodeTask, actual: str, expected: str) -> bool:
     """The task's rule for program output (``stdout_match``; see docs/code.md)."""
     if task.stdout_match == "tokens":
         return stdout_tokens_equal(actual, expected, task.float_tolerance)
+    if task.stdout_match == "words":
+        return stdout_words_equal(actual, expected)
     return stdout_equal(actual, expected)
 
 

@@ -51,10 +51,13 @@ class CodeTask:
         float_tolerance: Relative tolerance for float comparisons; on stdio output, the
             absolute or relative error a numeric token may have (``stdout_match`` ``tokens``).
         stdout_match: How stdio output is compared: ``exact`` (trailing whitespace per line
-            and trailing blank lines aside) or ``tokens`` (lines stripped, numbers by value;
-            :func:`assay.verifiers.code.compare.stdout_tokens_equal`). Given no value, it is
+            and trailing blank lines aside), ``tokens`` (lines stripped, numbers by value;
+            :func:`assay.verifiers.code.compare.stdout_tokens_equal`) or ``words`` (the same
+            words, as text, whatever the blanks between them: Codeforces' standard checker;
+            ``compare.stdout_words_equal``). Given no value, it is
             ``tokens`` when ``float_tolerance`` is set, else ``exact``; LiveCodeBench and
-            APPS / TACO stdin rows are ``tokens``, as their graders compare.
+            APPS / TACO stdin rows are ``tokens``, as their graders compare, and
+            open-r1/codeforces rows without a checker ``words``.
         value_match: How a call's returned value is compared with ``expected``
             (``test_cases``): ``typed`` (the default: ``3.0`` is not ``3``, ``True`` is not
             ``1``; :func:`assay.verifiers.code.compare.json_equal`) or ``equal`` (numbers by
@@ -194,14 +197,16 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
     )
 
 
-STDOUT_MATCHES = ("exact", "tokens")
+STDOUT_MATCHES = ("exact", "tokens", "words")
 
 
 def _stdout_match(value: Any, tolerance: float | None) -> str:
     if value is None:
         return "exact" if tolerance is None else "tokens"
     if not isinstance(value, str) or value not in STDOUT_MATCHES:
-        raise MalformedTaskError(f"stdout_match must be 'exact' or 'tokens', got {value!r}")
+        raise MalformedTaskError(
+            f"stdout_match must be 'exact', 'tokens' or 'words', got {value!r}"
+        )
     return value
 
 

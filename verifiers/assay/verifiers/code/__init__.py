@@ -1,6 +1,12 @@
 """Checkers for generated code: extraction, syntax, ruff, suspicious patterns, comparisons."""
 
-from assay.verifiers.code.compare import json_equal, stdout_equal, stdout_tokens_equal, value_equal
+from assay.verifiers.code.compare import (
+    json_equal,
+    stdout_equal,
+    stdout_tokens_equal,
+    stdout_words_equal,
+    value_equal,
+)
 from assay.verifiers.code.extract import extract_code, extract_patch
 from assay.verifiers.code.static import RuffReport, ruff_report, syntax_error
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
@@ -15,6 +21,7 @@ __all__ = [
     "scan_suspicious",
     "stdout_equal",
     "stdout_tokens_equal",
+    "stdout_words_equal",
     "syntax_error",
     "value_equal",
 ]

@@ -18,8 +18,9 @@ Expected values come from JSON. The rules (documented in docs/code.md):
 ``==`` (LiveCodeBench's functional rows, APPS's call-based ones): numbers by value whatever
 their type (``6.0`` is ``6``, ``1`` is ``True``), the rest as above.
 
-Program output (stdio) has two rules: :func:`stdout_equal`, strict, and
-:func:`stdout_tokens_equal`, as LiveCodeBench's grader and contest checkers read output.
+Program output (stdio) has three rules: :func:`stdout_equal`, strict,
+:func:`stdout_tokens_equal`, as LiveCodeBench's grader and contest checkers read output, and
+:func:`stdout_words_equal`, Codeforces' standard checker (testlib's ``wcmp``).
 """
 
 from __future__ import annotations
@@ -160,3 +161,21 @@ def stdout_tokens_equal(actual: str, expected: str, rel_tol: float | None = None
     if len(got) != len(want):
         return False
     return all(_same_line(a, e, rel_tol) for a, e in zip(got, want, strict=True))
+
+
+_BLANKS = re.compile(r"[ \t\r\n]+")
+"""What testlib reads as blanks between words: space, tab, CR and LF (not other Unicode)."""
+
+
+def stdout_words_equal(actual: str, expected: str) -> bool:
+    """Program output equality as testlib's ``wcmp`` (Codeforces' standard checker) reads it.
+
+    Both outputs are sequences of words separated by blanks (spaces, tabs, line breaks, any
+    number of them); the sequences must be the same, word for word, as text: line structure
+    does not count, the spelling of a number does (``4.0`` is not ``4``), and so does case.
+
+    Example:
+        >>> stdout_words_equal("1 2\\n3\\n", " 1  2 3"), stdout_words_equal("4.0", "4")
+        (True, False)
+    """
+    return _BLANKS.split(actual.strip(" \t\r\n")) == _BLANKS.split(expected.strip(" \t\r\n"))
