@@ -475,3 +475,41 @@ def test_with_preamble_goes_after_docstring_and_future_imports(
 def test_with_preamble_leaves_unparsable_code_for_the_run_to_report() -> None:
     assert formats.with_preamble("def f(:\n", "import math") == "def f(:\n"
     assert formats.with_preamble("x = 1\n", "  \n") == "x = 1\n"
+
+
+BIGCODEBENCH_TEST = """import unittest
+import pandas as pd
+
+
+class TestCases(unittest.TestCase):
+    def test_sum(self):
+        self.assertEqual(task_func([1, 2, 3]), 6)
+
+    def test_empty(self):
+        self.assertEqual(task_func([]), 0)
+"""
+BIGCODEBENCH = {
+    "task_id": "BigCodeBench/1000",
+    "complete_prompt": 'import pandas as pd\n\ndef task_func(xs):\n    """Sum xs."""\n',
+    "instruct_prompt": "Write task_func(xs) that sums xs.",
+    "canonical_solution": "    return sum(xs)\n",
+    "code_prompt": "import pandas as pd\ndef task_func(xs):\n",
+    "test": BIGCODEBENCH_TEST,
+    "entry_point": "task_func",
+    "doc_struct": "{}",
+    "libs": "['pandas']",
+}
+
+
+@pytest.mark.parametrize("answer", ["return sum(xs)", "return 0"])
+def test_a_bigcodebench_row_is_refused_by_name_not_misread(
+    code_scorer: Scorer, answer: str
+) -> None:
+    # its tests are a unittest TestCase that calls task_func in the answer's own module (and
+    # patches modules the answer uses): they cannot run against an answer in the sandbox, so
+    # the row is a malformed task that says what it is, not "must define check(candidate)"
+    response = f"```python\nimport pandas as pd\n\ndef task_func(xs):\n    {answer}\n```"
+    [result] = score(code_scorer, [{**BIGCODEBENCH, "response": response}])
+    assert result.status.value == "error", result.verdict.message
+    message = result.verdict.message or ""
+    assert "unittest" in message and "BigCodeBench" in message, message
