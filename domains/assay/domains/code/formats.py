@@ -220,6 +220,20 @@ def _is_pytest_module(source: str) -> bool:
     )
 
 
+def _is_unittest_module(source: str) -> bool:
+    """Whether ``source`` has no ``check`` but a top-level ``unittest.TestCase`` class."""
+    tree = parse_module(source)
+    if tree is None:
+        return False
+    body = tree.body
+    if any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in body):
+        return False
+    return any(
+        isinstance(n, ast.ClassDef) and any(ast.unparse(b).endswith("TestCase") for b in n.bases)
+        for n in body
+    )
+
+
 def _without(reference: Mapping[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in reference.items() if k != key}
 
@@ -229,6 +243,13 @@ def _options(reference: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _humaneval(reference: Mapping[str, Any]) -> dict[str, Any]:
+    if _is_unittest_module(reference["test"]):
+        raise MalformedTaskError(
+            "the tests are a unittest TestCase that calls the answer in its own module "
+            "(BigCodeBench's form: its tests patch modules the answer uses and inspect the "
+            "objects it returns); they cannot run against an answer kept in the sandbox, so "
+            "BigCodeBench rows are not read"
+        )
     prompt = reference.get("prompt")
     return {
         **_options(reference),
