@@ -3,7 +3,8 @@
 - APPS / TACO ``input_output``: an object or a JSON string ``{"inputs", "outputs", "fn_name"?}``
   (then read like the bare ``inputs``/``outputs`` form: stdio, or call-based with ``fn_name``).
 - CodeContests ``public_tests`` / ``private_tests`` / ``generated_tests``:
-  ``{"input": [...], "output": [...]}``, all stdio, concatenated in that order.
+  ``{"input": [...], "output": [...]}``, all stdio, concatenated in that order, compared as
+  DeepMind's harness compares (``stdout_match`` ``codecontests``).
 
 LiveCodeBench's ``public_test_cases`` / ``private_test_cases`` are read earlier, by
 :func:`assay.domains.code.formats.from_native` (one reader of them, for every language).
@@ -64,4 +65,6 @@ def _codecontests(reference: Mapping[str, Any]) -> Mapping[str, Any]:
             raise MalformedTaskError(f"{key}: input and output must be string lists of one length")
         cases += [{"stdin": i, "stdout": o} for i, o in zip(inputs, outputs, strict=True)]
     rest = {k: v for k, v in reference.items() if k not in CODECONTESTS}
+    if rest.get("stdout_match") is None:  # DeepMind's harness: words, case, numbers within 1e-5
+        rest["stdout_match"] = "codecontests"
     return rest | {"stdio": cases}

@@ -20,8 +20,10 @@ from typing import Any
 from assay.domains.code.formats import prompt_preamble, with_preamble
 from assay.domains.code.task import CodeTask
 from assay.verifiers.code.compare import (
+    CODECONTESTS_TOL,
     REL_TOL,
     json_equal,
+    stdout_codecontests_equal,
     stdout_equal,
     stdout_tokens_equal,
     stdout_words_equal,
@@ -426,6 +428,9 @@ def same_stdout(task: CodeTask, actual: str, expected: str) -> bool:
         return stdout_tokens_equal(actual, expected, task.float_tolerance)
     if task.stdout_match == "words":
         return stdout_words_equal(actual, expected)
+    if task.stdout_match == "codecontests":
+        tolerance = task.float_tolerance
+        return stdout_codecontests_equal(actual, expected, tolerance or CODECONTESTS_TOL)
     return stdout_equal(actual, expected)
 
 

@@ -54,10 +54,13 @@ class CodeTask:
             and trailing blank lines aside), ``tokens`` (lines stripped, numbers by value;
             :func:`assay.verifiers.code.compare.stdout_tokens_equal`) or ``words`` (the same
             words, as text, whatever the blanks between them: Codeforces' standard checker;
-            ``compare.stdout_words_equal``). Given no value, it is
+            ``compare.stdout_words_equal``) or ``codecontests`` (words, ASCII case aside,
+            numbers within an absolute 1e-5, or ``float_tolerance``: DeepMind's harness;
+            ``compare.stdout_codecontests_equal``). Given no value, it is
             ``tokens`` when ``float_tolerance`` is set, else ``exact``; LiveCodeBench and
             APPS / TACO stdin rows are ``tokens``, as their graders compare, and
-            open-r1/codeforces rows without a checker ``words``.
+            open-r1/codeforces rows without a checker ``words``, CodeContests rows
+            ``codecontests``.
         value_match: How a call's returned value is compared with ``expected``
             (``test_cases``): ``typed`` (the default: ``3.0`` is not ``3``, ``True`` is not
             ``1``; :func:`assay.verifiers.code.compare.json_equal`) or ``equal`` (numbers by
@@ -197,7 +200,7 @@ def parse_task(reference: Any, repo_base: Path) -> CodeTask:
     )
 
 
-STDOUT_MATCHES = ("exact", "tokens", "words")
+STDOUT_MATCHES = ("exact", "tokens", "words", "codecontests")
 
 
 def _stdout_match(value: Any, tolerance: float | None) -> str:
@@ -205,7 +208,7 @@ def _stdout_match(value: Any, tolerance: float | None) -> str:
         return "exact" if tolerance is None else "tokens"
     if not isinstance(value, str) or value not in STDOUT_MATCHES:
         raise MalformedTaskError(
-            f"stdout_match must be 'exact', 'tokens' or 'words', got {value!r}"
+            f"stdout_match must be 'exact', 'tokens', 'words' or 'codecontests', got {value!r}"
         )
     return value
 

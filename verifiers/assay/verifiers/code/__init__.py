@@ -2,6 +2,7 @@
 
 from assay.verifiers.code.compare import (
     json_equal,
+    stdout_codecontests_equal,
     stdout_equal,
     stdout_tokens_equal,
     stdout_words_equal,
@@ -19,6 +20,7 @@ __all__ = [
     "json_equal",
     "ruff_report",
     "scan_suspicious",
+    "stdout_codecontests_equal",
     "stdout_equal",
     "stdout_tokens_equal",
     "stdout_words_equal",

@@ -18,15 +18,17 @@ Expected values come from JSON. The rules (documented in docs/code.md):
 ``==`` (LiveCodeBench's functional rows, APPS's call-based ones): numbers by value whatever
 their type (``6.0`` is ``6``, ``1`` is ``True``), the rest as above.
 
-Program output (stdio) has three rules: :func:`stdout_equal`, strict,
-:func:`stdout_tokens_equal`, as LiveCodeBench's grader and contest checkers read output, and
-:func:`stdout_words_equal`, Codeforces' standard checker (testlib's ``wcmp``).
+Program output (stdio) has four rules: :func:`stdout_equal`, strict,
+:func:`stdout_tokens_equal`, as LiveCodeBench's grader and contest checkers read output,
+:func:`stdout_words_equal`, Codeforces' standard checker (testlib's ``wcmp``), and
+:func:`stdout_codecontests_equal`, DeepMind's CodeContests harness.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import string
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -179,3 +181,49 @@ def stdout_words_equal(actual: str, expected: str) -> bool:
         (True, False)
     """
     return _BLANKS.split(actual.strip(" \t\r\n")) == _BLANKS.split(expected.strip(" \t\r\n"))
+
+
+CODECONTESTS_TOL = 1e-5
+"""The absolute error DeepMind's CodeContests harness allows a number (``kDoublePrecision``)."""
+_CC_BLANKS = re.compile(r"[ \t\r\n\v]+")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def _cc_words(text: str) -> list[str]:
+    return [word.translate(_ASCII_LOWER) for word in _CC_BLANKS.split(text) if word]
+
+
+def _cc_same(actual: str, expected: str, tolerance: float) -> bool:
+    if actual == expected:
+        return True
+    if not (_NUMERAL.fullmatch(actual) and _NUMERAL.fullmatch(expected)):
+        return False
+    try:
+        if _INTEGER.fullmatch(actual) and _INTEGER.fullmatch(expected):
+            return int(actual) == int(expected)
+        return abs(float(actual) - float(expected)) < tolerance
+    except (ValueError, OverflowError):  # past int's digit limit: only the same text matches
+        return False
+
+
+def stdout_codecontests_equal(
+    actual: str, expected: str, tolerance: float = CODECONTESTS_TOL
+) -> bool:
+    """Program output equality as DeepMind's CodeContests harness reads it (``OutputsMatch``).
+
+    Both outputs are split on blanks (space, tab, CR, LF, VT) and lowercased (ASCII only);
+    the word lists must be as long, and each pair of words the same text or, both decimal
+    numerals, the same integer or numbers within an absolute ``tolerance``: ``6.0`` is
+    ``6``, ``Yes`` is ``YES``, ``0.33333`` is ``0.333333333333``. Unlike that harness, which
+    reads every number as a double, integers compare exactly (``10**18 + 1`` is not
+    ``10**18``). ``nan`` and ``inf`` are text.
+
+    Example:
+        >>> stdout_codecontests_equal("Yes 6.0\\n", "YES\\n6"), stdout_codecontests_equal("7", "6")
+        (True, False)
+    """
+    got, want = _cc_words(actual), _cc_words(expected)
+    if len(got) != len(want):
+        return False
+    return all(_cc_same(a, e, tolerance) for a, e in zip(got, want, strict=True))
