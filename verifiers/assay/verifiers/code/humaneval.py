@@ -234,7 +234,24 @@ def _run(code: CodeType | str, namespace: dict[str, Any], log: CallLog, name: st
     try:
         exec(code, namespace)  # trusted test code; the candidate is only reached by proxy
     except AssertionError as exc:
-        passed, message = False, f"assertion failed {exc}".strip()
+        passed, message = False, f"assertion failed {_exception_text(exc)}".strip()
     except Exception as exc:  # any error of the statement fails this unit only
-        passed, message = False, f"{type(exc).__name__}: {exc}"
+        passed, message = False, f"{type(exc).__name__}: {_exception_text(exc)}"
     return log.unit(name, passed, message, start, None)
+
+
+_MAX_MESSAGE = 500
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``str(exc)``, cut to 500 characters; never raises.
+
+    A failed assert's message, or a ``KeyError``'s key, may be a value the candidate
+    returned, and some values have no text: an int past the int -> str digit limit, a list
+    nested past the recursion limit. Such a unit still fails, with a message that says so.
+    """
+    try:
+        text = str(exc)
+    except Exception:
+        return "<a message that cannot be shown>"
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."

@@ -77,9 +77,25 @@ def _dotted(node: ast.AST) -> str:
 
 
 class _Scanner(ast.NodeVisitor):
+    """Visits every node in source order without recursing (:meth:`scan`): answers nest far
+    deeper than Python's recursion limit allows a recursive visitor (500 unary minus signs,
+    a 500-branch ``elif``), and CPython compiles and runs them."""
+
     def __init__(self) -> None:
         self.flags: list[Flag] = []
         self.modules: set[str] = set()
+
+    def scan(self, tree: ast.AST) -> None:
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            visit = getattr(self, f"visit_{type(node).__name__}", None)
+            if visit is not None:
+                visit(node)
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Nothing: :meth:`scan` goes on to the children itself."""
 
     def add(self, kind: str, node: ast.AST, detail: str) -> None:
         self.flags.append(Flag(kind, getattr(node, "lineno", 0), detail))
@@ -200,5 +216,5 @@ def scan_suspicious(code: str) -> list[Flag]:
     if tree is None:
         return []
     scanner = _Scanner()
-    scanner.visit(tree)
+    scanner.scan(tree)
     return scanner.flags

@@ -347,9 +347,15 @@ class _Decoder:
         if depth >= self.max_depth:
             raise DecodeError(f"nesting deeper than {self.max_depth}")
         if tag == 108:  # l
-            return [self.read(depth + 1) for _ in range(self._length(1))]
+            items = [self.read(depth + 1) for _ in range(self._length(1))]
+            if len(items) > _FEW:
+                _refuse_crafted_items(items)
+            return items
         if tag == 116:  # t
-            return tuple([self.read(depth + 1) for _ in range(self._length(1))])
+            items = [self.read(depth + 1) for _ in range(self._length(1))]
+            if len(items) > _FEW:
+                _refuse_crafted_items(items)
+            return tuple(items)
         if tag == 100:  # d
             return self._read_dict(depth + 1)
         if tag in {83, 90}:  # S, Z
@@ -407,6 +413,47 @@ def _refuse_collisions(items: list[Any]) -> None:
     hashes = sorted(map(hash, items))
     if any(map(operator.eq, hashes, hashes[MAX_SAME_HASH:])):
         raise DecodeError("too many keys share one hash value (a collision attack)")
+
+
+def _refuse_crafted_items(items: list[Any]) -> None:
+    """Refuse a list or tuple of which more than :data:`MAX_SAME_HASH` distinct tuples,
+    frozensets or lists (read as tuples) share one hash value.
+
+    A test may put a returned sequence's items in a set (``set(result)``, ``{tuple(row)
+    for row in result}``). CPython's tuple and frozenset hashes are not randomised for ints,
+    so an answer can craft any number of distinct ones with one hash, which such a set takes
+    quadratic time to build. Repeats of one item share its hash honestly and pass; so do
+    strings and bytes (their hashes are randomised), floats (a few dozen at most can share a
+    hash) and ints (large ones are counted wherever they are, :meth:`_Decoder._count_big`).
+    """
+    keyed: list[tuple[int, Any]] = []
+    for item in items:
+        kind = type(item)
+        if kind is tuple or kind is frozenset or kind is list:
+            try:
+                key = tuple(item) if kind is list else item
+                keyed.append((hash(key), key))
+            except TypeError:  # it holds a list, a dict or a set: no set can take it
+                continue
+    keyed.sort(key=operator.itemgetter(0))  # sorted by hash: no dict of attacker's keys
+    hashes = [value for value, _ in keyed]
+    if not any(map(operator.eq, hashes, hashes[MAX_SAME_HASH:])):
+        return
+    start = 0
+    while start < len(keyed):
+        end = start + 1
+        while end < len(keyed) and hashes[end] == hashes[start]:
+            end += 1
+        if end - start > MAX_SAME_HASH:
+            distinct: list[Any] = []
+            for _, key in keyed[start:end]:
+                if key not in distinct:
+                    distinct.append(key)
+                    if len(distinct) > MAX_SAME_HASH:
+                        raise DecodeError(
+                            "too many distinct items share one hash value (a collision attack)"
+                        )
+        start = end
 
 
 def _build_set(tag: int, items: list[Data]) -> Data:
