@@ -151,3 +151,24 @@ def test_colliding_tuples_a_test_puts_in_a_set_fail_fast(
 ) -> None:
     status, value, message = verdict(code_scorer, reference, COLLIDING_PAIRS)
     assert (status, value) == ("incorrect", 0.0), message
+
+
+INF_TABLE = "def f(x):\n    return [0] + [10 ** 18] * 9\n"
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        {"test_cases": [{"args": [1], "expected": [0] + [10**18] * 9}], "entry_point": "f"},
+        {"tests": "def check(candidate):\n    assert candidate(1) == [0] + [10 ** 18] * 9\n",
+         "entry_point": "f"},
+    ],
+    ids=["test_cases", "humaneval"],
+)  # fmt: skip
+def test_a_right_answer_with_repeated_large_ints_is_right(
+    code_scorer: Scorer, reference: dict[str, Any]
+) -> None:
+    # 10**18 is a common "infinity" of shortest-path and DP answers: nine copies of one large
+    # int are repeats, not a hash-collision attack
+    status, value, message = verdict(code_scorer, reference, INF_TABLE)
+    assert (status, value) == ("correct", 1.0), message

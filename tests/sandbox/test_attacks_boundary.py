@@ -583,6 +583,10 @@ DECODE_BOMBS: list[tuple[str, bytes]] = [
     ("colliding-set", encode({k * P for k in range(1, 5000)})),
     ("colliding-frozenset", encode(frozenset(k * P for k in range(1, 5000)))),
     ("colliding-list", encode([k * P for k in range(1, 5000)])),  # tests may set() it
+    ("colliding-tuples-in-a-list", encode(colliding_pairs(300))),  # set(result) in a test
+    ("colliding-tuples-in-a-tuple", encode(tuple(colliding_pairs(300)))),
+    ("colliding-rows", encode([list(pair) for pair in colliding_pairs(300)])),  # tuple(row)
+    ("colliding-repeated", encode(colliding_pairs(300) * 3)),
     ("colliding-in-tuples", encode({(k * P,) for k in range(1, 5000)})),
     ("none-bomb", b"l" + struct.pack(">I", 3_000_000) + b"N" * 3_000_000),
     ("empty-set-bomb", b"l" + struct.pack(">I", 300_000) + b"S\x00\x00\x00\x00" * 300_000),
@@ -611,8 +615,26 @@ def test_decode_bombs_are_refused(data: bytes) -> None:
         [2**64 + k for k in range(100_000)],  # big ints with distinct hashes
         {str(k): [k, float(k)] for k in range(50_000)},
         [(k, k + 1) for k in range(50_000)],
+        [(0, 0)] * 50_000,  # repeats share a hash honestly
+        [10**18] * 1000 + [2**63 - 1] * 50 + [-(2**63)] * 50,  # INF sentinels of a DP table
+        {"dist": [[0, 10**18, 10**18]] * 40},
+        colliding_pairs(8) * 1000,  # eight distinct colliders, however often repeated
+        [[k, -k] for k in range(50_000)] + [[1, 2]] * 500,
+        [frozenset({k}) for k in range(5000)] + [(1, [2])] * 100,  # unhashable items skipped
     ],
-    ids=["many-keys", "small-ints", "big-ints", "records", "pairs"],
+    ids=[
+        "many-keys",
+        "small-ints",
+        "big-ints",
+        "records",
+        "pairs",
+        "repeats",
+        "big-repeats",
+        "big-rows",
+        "few-colliders",
+        "rows",
+        "frozensets",
+    ],
 )
 def test_honest_large_values_still_decode(value: object) -> None:
     assert decode(encode(value)) == value
@@ -625,3 +647,29 @@ def test_a_honest_value_the_candidate_returns_crosses_intact(pool: SandboxPool) 
     outcome = call(pool, source)
     assert outcome.status is CallStatus.OK
     assert isinstance(outcome.value, dict) and outcome.value["n"] == 2**70
+
+
+def test_many_honest_repeats_of_colliding_hashes_decode_in_linear_time() -> None:
+    # 4000 distinct hash values, each held by nine repeats of one tuple, all hash values equal
+    # modulo 2**61 - 1 (so they would collide as the keys of a dict or set of hash values):
+    # the check groups by sorting, so this decodes (and the repeats are not an attack)
+    mod, prime1, prime2, prime5 = (
+        2**64,
+        11400714785074694791,
+        14029467366897019727,
+        2870177450012600261,
+    )
+
+    def lane(a: int) -> int:
+        acc = (prime5 + a * prime2) % mod
+        return (((acc << 31) | (acc >> 33)) % mod) * prime1 % mod
+
+    inverse, items, target, a = pow(prime2, -1, mod), [], 0, 0
+    while len(items) < 4000 * 9:
+        a += 1
+        b = (target - lane(a)) * inverse % mod
+        if b < P:
+            items += [(a, b)] * 9
+            target += P  # the next tuple's hash differs from this one's by 2**61 - 1
+    value = decode(encode(items))
+    assert value == items
