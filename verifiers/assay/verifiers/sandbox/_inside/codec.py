@@ -14,9 +14,10 @@ objects, checks every length against the bytes that remain, and raises :class:`D
 (never anything else) on malformed input. Its cost is bounded whatever the bytes say: the
 nesting depth (``max_depth``), the number of values weighted by what each costs to build
 (``max_items``; a set or a dict costs more than an int), and hash collisions: a dict or set
-whose keys share one hash value more than :data:`MAX_SAME_HASH` times, or more than that many
-large ints (the only ints whose hashes can collide: ``hash(k * (2**61 - 1)) == 0``) sharing a
-hash anywhere in the value, is refused instead of being built in quadratic time.
+whose keys share one hash value more than :data:`MAX_SAME_HASH` times, more than that many
+distinct large ints (the only ints whose hashes can collide: ``hash(k * (2**61 - 1)) == 0``)
+sharing a hash anywhere in the value, or a list or tuple with more than that many distinct
+tuples, frozensets or rows of one hash, is refused instead of being built in quadratic time.
 
 Handles: a reply to a request that may return a candidate object carries :class:`Handle`
 (``H``) and :class:`ExceptionClass` (``E``) values, which have their own type tags. They are
@@ -294,7 +295,7 @@ class _Decoder:
         self.max_depth = max_depth
         self.budget = max_items
         self.handles = handles
-        self.big_hashes: dict[int, int] = {}
+        self.big_hashes: dict[int, list[int]] = {}
         self.max_int_bytes = max_int_bytes
 
     def _length(self, min_item_bytes: int) -> int:
@@ -376,11 +377,18 @@ class _Decoder:
         raise DecodeError(f"unknown type tag {bytes([tag])!r}")
 
     def _count_big(self, number: int) -> None:
+        """Refuse more than :data:`MAX_SAME_HASH` distinct large ints of one hash value.
+
+        Repeats of one value share its hash honestly (``[10**18] * n``, a table's infinity).
+        """
         key = hash(number)  # a hash value is below 2**63: as a key it collides only mod 2**61-1
-        seen = self.big_hashes.get(key, 0) + 1
-        if seen > MAX_SAME_HASH:
-            raise DecodeError("too many large ints share one hash value (a collision attack)")
-        self.big_hashes[key] = seen
+        seen = self.big_hashes.get(key)
+        if seen is None:
+            self.big_hashes[key] = [number]
+        elif number not in seen:
+            if len(seen) >= MAX_SAME_HASH:
+                raise DecodeError("too many large ints share one hash value (a collision attack)")
+            seen.append(number)
 
     def _read_dict(self, depth: int) -> Data:
         count = self._length(2)
