@@ -10,6 +10,7 @@ from assay.domains.finance.fields import consistency_check
 from assay.domains.finance.task import Task
 from assay.verifiers.finance import (
     SCALES,
+    Amount,
     Document,
     FinalAnswer,
     answer_amount,
@@ -141,6 +142,14 @@ def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
         return Check("answer", False, message=f"hedges between figures: {found.text[:80]!r}")
     if found.amount is not None and found.amount.value == amount.value and amount.cue is None:
         amount = replace(amount, cue=found.amount.cue)  # the sign word before it in its line
+    if amount.cue is not None and amount.cue.hedged and task.sign:
+        return Check("answer", False, message=f"hedges between directions: {found.text[:80]!r}")
+    if _BASIS_POINTS.match(found.text, _figure_end(found.text, amount)):
+        if figure.unit != PERCENT:
+            return Check("answer", False, message=f"in basis points, not {figure.describe()}")
+        amount = replace(
+            amount, value=amount.value / 100, percent=True, decimals=amount.decimals + 2
+        )
     signed = apply_sign(amount, task.sign)
     outcome = compare(signed, figure, named=task.named)
     evidence = {
@@ -150,6 +159,15 @@ def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
         "tolerance": f"{figure.tolerance.normalize():f}",
     }
     return Check("answer", outcome.matched, message=outcome.reason, evidence=evidence)
+
+
+_BASIS_POINTS = re.compile(r"\s*(?:bps|bp|basis\s+points?)\b", re.IGNORECASE)
+
+
+def _figure_end(text: str, amount: Amount) -> int:
+    """Where ``amount``'s text ends in ``text`` (its last occurrence), else the end."""
+    at = text.rfind(amount.text) if amount.text else -1
+    return len(text) if at < 0 else at + len(amount.text)
 
 
 def _reasoning_check(task: Task, response: str) -> Check | None:

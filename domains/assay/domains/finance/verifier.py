@@ -12,6 +12,7 @@ from assay.domains.finance.question import score_question
 from assay.domains.finance.task import allowed_roots, parse_task
 from assay.verifiers.finance import DocumentCache, DocumentError, default_cache
 
+from assay.blame import response_owned
 from assay.types import Check, Record, Verdict
 from assay.verifier import Verifier
 
@@ -42,7 +43,7 @@ class FinanceVerifier(Verifier):
     """
 
     name: ClassVar[str] = "finance"
-    version: ClassVar[str] = "1.2.0"
+    version: ClassVar[str] = "1.3.0"
     aliases: ClassVar[tuple[str, ...]] = ("finqa", "tatqa", "tat-qa", "financial_docs")
     data_sources: ClassVar[tuple[str, ...]] = (
         "finqa*",
@@ -78,14 +79,19 @@ class FinanceVerifier(Verifier):
         """Score one response; an unusable reference raises ``MalformedTaskError``."""
         task = parse_task(record.reference, allowed_roots(FIXTURES_ROOT))
         if task.document is None:  # a FinQA or TAT-QA row: the table and text come with it
-            return score_question(task, record.response, None)
+            with response_owned("reading the finance answer"):  # the response's work
+                return score_question(task, record.response, None)
         try:
             document = self.cache.open(task.document)
-            if task.identity is not None:
-                return score_identity(task, record.response, document)
-            if task.is_extraction:
-                return score_fields(task, record.response, document)
-            return score_question(task, record.response, document)
+            # reading the answer is the response's work (assay.blame): an answer too long to
+            # read within the item's limit is its fault; a document too costly to extract
+            # raises DocumentError within its own time limit, the task's fault
+            with response_owned("reading the finance answer"):
+                if task.identity is not None:
+                    return score_identity(task, record.response, document)
+                if task.is_extraction:
+                    return score_fields(task, record.response, document)
+                return score_question(task, record.response, document)
         except DocumentError as exc:
             check = Check(
                 "document",

@@ -50,6 +50,8 @@ _REFUSAL = re.compile(
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
 )
 _HEDGE = re.compile(r"\s(?:or|and/or)\s", re.IGNORECASE)
+_THAN = re.compile(r"\bthan\b", re.IGNORECASE)
+"""A comparison: "higher in 2023 than in 2024" answers the year before it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +203,13 @@ def _preferred_figure(found: Located, *, year: bool) -> FinalAnswer | None:
     line = source[line_start : len(source) if line_end < 0 else line_end]
     sentence = last_sentence(drop_asides(line))
     if year:
-        years = [f for f in scan_numbers(main_clause(sentence)).figures if f.role == "year"]
-        chosen = years[-1] if years else None
+        clause = main_clause(sentence)
+        years = [f for f in scan_numbers(clause).figures if f.role == "year"]
+        if len({f.value for f in years}) > 1 and _HEDGE.search(clause[years[0].start :]):
+            return FinalAnswer(clause[years[0].start :], "last_figure")  # "in 2024 or 2023"
+        than = _THAN.search(clause)
+        compared = [f for f in years if than is not None and f.start < than.start()]
+        chosen = compared[-1] if compared else (years[-1] if years else None)
     else:
         figures = [f for f in scan_numbers(sentence).figures if f.role == "value"]
         if any(f.cue is not None and f.text == found.text for f in figures):

@@ -127,15 +127,22 @@ FILLERS = frozenset(
 WINDOW = 60
 """Characters before a figure searched for its cue."""
 _LAST_WORD = re.compile(r"(?<![A-Za-z-])([A-Za-z][A-Za-z-]*)(\s*)$")
+_ALTERNATIVE = re.compile(r"(?<![A-Za-z-])([A-Za-z][A-Za-z-]*),?\s+(?:or|and/or)\s+$", re.I)
+"""The word and "or" before a cue word: "rose or fell", "up or down"."""
 
 
 @dataclass(frozen=True, slots=True)
 class SignCue:
-    """A sign word before a figure: the word as written, its direction and where it starts."""
+    """A sign word before a figure: the word as written, its direction and where it starts.
+
+    ``hedged``: the word is the second of two opposite ones joined by "or" ("rose or fell by
+    $5"), so the text names both directions and commits to neither.
+    """
 
     word: str
     direction: Direction
     start: int
+    hedged: bool = False
 
 
 class CueIndex:
@@ -156,7 +163,11 @@ class CueIndex:
             word = match.group(1).lower()
             if word in DOWN_WORDS or word in UP_WORDS:
                 direction: Direction = "down" if word in DOWN_WORDS else "up"
-                return SignCue(match.group(1), direction, match.start(1))
+                opposite = UP_WORDS if direction == "down" else DOWN_WORDS
+                before = _ALTERNATIVE.search(self.text, max(0, match.start(1) - WINDOW),
+                                             match.start(1))  # fmt: skip
+                hedged = before is not None and before.group(1).lower() in opposite
+                return SignCue(match.group(1), direction, match.start(1), hedged)
             if word not in FILLERS:
                 return None
             end, first = match.start(1), False
@@ -168,7 +179,7 @@ def sign_cue(text: str, start: int) -> SignCue | None:
 
     Example:
         >>> sign_cue("a net decrease of $5,127", 18)
-        SignCue(word='decrease', direction='down', start=6)
+        SignCue(word='decrease', direction='down', start=6, hedged=False)
         >>> sign_cue("cash fell to $5", 13) is None
         True
     """
