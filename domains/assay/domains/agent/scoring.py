@@ -28,6 +28,7 @@ not required. Otherwise score 1 is ``correct`` and anything below ``partial``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -234,10 +235,10 @@ def _grounding_check(
 ) -> Check | None:  # fmt: skip
     if task.grounding == "off" or not answer.strip():
         return None
-    results = [o.result_text for o in outcomes if o.result_text is not None]
+    results = _untainted_results(outcomes)
     strict = task.grounding == "strict"
-    if not results and not strict:
-        return None
+    if not results and not strict and task.env is None:
+        return None  # no environment to look anything up in: the answer's figures stand
     # the call arguments are the agent's own writing: no evidence for what it then states
     evidence = [*results, *trajectory.context, *context]
     facts = [n for f in task.facts or () for n in f.numbers]
@@ -252,6 +253,55 @@ def _grounding_check(
     message = f"the answer states {' and '.join(parts)} that no tool result supports"
     ev: dict[str, JSON] = {"figures": list(found.figures[:50]), "ids": list(found.ids[:50])}
     return Check("grounding", False, 0.0, message, ev)
+
+
+def _untainted_results(outcomes: Sequence[CallOutcome]) -> list[str]:
+    """Each call's result with every value the agent had written by then blanked.
+
+    A value the agent wrote in a call's arguments (this call's or an earlier one's) is its
+    own writing, so a result that repeats it is no evidence for it: an invented tracking
+    number or figure passed to a tool, which the tool's refusal ("order TRK99812 not found")
+    or a later read of the state it wrote echoes, stays ungrounded. What a result showed
+    before the agent wrote it stays evidence, and so does the prompt.
+    """
+    written: set[str] = set()
+    texts: list[str] = []
+    for outcome in outcomes:
+        written |= _argument_texts(outcome.call.arguments)
+        if outcome.result_text is None:
+            continue
+        text = outcome.result_text
+        if written:
+            alternatives = "|".join(re.escape(v) for v in sorted(written, key=len, reverse=True))
+            text = re.sub(rf"(?<![\w.])(?:{alternatives})(?!\w)", " ", text)
+        texts.append(text)
+    return texts
+
+
+def _argument_texts(value: object) -> set[str]:
+    """The texts of the figures and words a call's arguments hold (each digit-bearing token
+    of a string too: ``"100 110 120"`` writes three figures)."""
+    found: set[str] = set()
+    stack = [value]
+    while stack and len(found) < 10_000:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str):
+            text = item.strip()
+            if text:
+                found.add(text[:200])
+            found.update(t for t in text.split() if any(c.isdigit() for c in t))
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            if isinstance(item, float) and not math.isfinite(item):
+                continue
+            found.add(f"{item}")
+            if isinstance(item, int) or item.is_integer():
+                found.update({f"{int(item)}", f"{int(item):,}"})
+            found.update({f"{item:.2f}", f"{item:,.2f}"})
+    return found
 
 
 def _validity_check(outcomes: Sequence[CallOutcome]) -> Check:

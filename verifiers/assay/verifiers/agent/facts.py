@@ -115,7 +115,26 @@ def stated(fact: Fact, answer_numbers: Sequence[float], answer_words: Sequence[s
     return any(_contains(answer_words, phrase) for phrase in fact.phrases)
 
 
+_ITEM = r"[^\s,;:()]+"
+_HEDGE_LIST = re.compile(
+    rf"{_ITEM}(?:\s*,\s*{_ITEM})+\s*,?\s+(?:or|and/or)\s+{_ITEM}"  # "A, B, C or D"
+    r"|[-+$€£]?\d[\d,.]*%?\s+(?:or|and/or)\s+[-+$€£]?\d[\d,.]*%?",  # "$50 or $60"
+    re.IGNORECASE,
+)
+"""Alternatives joined by "or": a list that names several answers commits to none."""
+
+
 def check_facts(facts: Sequence[Fact], answer: str) -> list[bool]:
-    """For each fact, whether ``answer`` states it."""
+    """For each fact, whether ``answer`` states it.
+
+    A fact stated only among alternatives joined by "or" ("pending, delivered, cancelled or
+    returned", "0, 1, 2, ... or 10 events", "$50 or $60") is not stated: the hedge covers
+    the fact without committing to it.
+    """
     answer_numbers, answer_words = numbers_in(answer), words(answer)
-    return [stated(fact, answer_numbers, answer_words) for fact in facts]
+    found = [stated(fact, answer_numbers, answer_words) for fact in facts]
+    if any(found) and _HEDGE_LIST.search(answer):
+        committed = _HEDGE_LIST.sub(" ; ", answer)
+        numbers, plain = numbers_in(committed), words(committed)
+        found = [ok and stated(fact, numbers, plain) for ok, fact in zip(found, facts, strict=True)]
+    return found
