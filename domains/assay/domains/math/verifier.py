@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import traceback
 import warnings
 from collections.abc import Mapping
 from fractions import Fraction
@@ -61,7 +62,7 @@ class MathVerifier(Verifier):
     """
 
     name: ClassVar[str] = "math"
-    version: ClassVar[str] = "1.3.0"
+    version: ClassVar[str] = "1.4.0"
     aliases: ClassVar[tuple[str, ...]] = ("gsm8k", "competition_math")
     data_sources: ClassVar[tuple[str, ...]] = (
         "lighteval/MATH",
@@ -105,13 +106,43 @@ class MathVerifier(Verifier):
 
 
 def _grade_one(response: str, answer: str, options: CompareOptions) -> Verdict:
-    with response_owned("checking the math answer"):  # the response's work (assay.blame)
-        identical = grade_identical(response, answer, options)  # before evaluating
-        if identical is not None:
-            return identical
+    try:
+        with response_owned("checking the math answer"):  # the response's work (assay.blame)
+            identical = grade_identical(response, answer, options)  # before evaluating
+            if identical is not None:
+                return identical
+    except _SYMPY_REFUSALS as exc:
+        return _refused_by_sympy(exc)
     gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
-    with response_owned("checking the math answer"):
-        return grade(response, gold, options)
+    try:
+        with response_owned("checking the math answer"):
+            return grade(response, gold, options)
+    except _SYMPY_REFUSALS as exc:
+        return _refused_by_sympy(exc)
+
+
+_SYMPY_REFUSALS = (TypeError, ValueError, AttributeError, NotImplementedError, ZeroDivisionError)
+_SYMPY_PATHS = ("/sympy/", "/mpmath/", "\\sympy\\", "\\mpmath\\")
+
+
+def _refused_by_sympy(exc: Exception) -> Verdict:
+    """The answer's verdict when sympy refused the math it wrote (else ``exc`` is raised).
+
+    The gold is prepared, and parsed, before the answer is compared, so an exception sympy
+    raises while the answer is read or compared is the answer's form: an interval with an end
+    that is not real (``[i, 2]``), a set on one side of a relation (``x = \\mathbb{R}``).
+    Such an answer is ``unparsable``, naming what sympy said; an exception raised in assay's
+    own code stays a masked ``error`` (a bug is not the response's fault).
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or not any(part in frames[-1].filename for part in _SYMPY_PATHS):
+        raise exc
+    try:
+        detail = str(exc)[:200]
+    except Exception:
+        detail = ""
+    message = f"the answer's math is outside what sympy reads: {type(exc).__name__}: {detail}"
+    return Verdict.unparsable(message)
 
 
 def read_reference(reference: JSON) -> tuple[tuple[str, ...], CompareOptions]:

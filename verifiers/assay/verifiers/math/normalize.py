@@ -145,6 +145,15 @@ _MATH_WORDS_TEXT = (
     "abs inf infty infinity oo and or i e"
 )
 _MATH_WORDS = frozenset(_MATH_WORDS_TEXT.split())
+_NOT_UNIT_WORDS_TEXT = (
+    "is isn't are was not no wrong incorrect correct true false answer the it this that plus "
+    "minus times divided over squared cubed power to of root thousand thousands million "
+    "millions billion billions trillion hundred hundreds dozen dozens half quarter third "
+    "equals equal than more less"
+)
+_NOT_UNIT_WORDS = frozenset(_NOT_UNIT_WORDS_TEXT.split())
+"""Words after a number that are never its unit: they go on with the math ("5 plus two",
+"10 squared", "5 thousand") or take the number back ("5 is wrong, the answer is 7")."""
 _THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:,\d{3})+(?!\d|,\d)")
 _SPACE_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 _WHITESPACE = re.compile(r"\s+")
@@ -214,7 +223,13 @@ def _strip_trailing_text_units(text: str) -> str:
         unit = content.strip()
         if not (_UNIT_TEXT.match(unit) and _LETTER.search(unit)) or unit.lower() in ("or", "and"):
             return text
+        if any(c.isdigit() for c in unit.split("^")[0]) or _has_non_unit_word(unit):
+            return text  # "\text{ times 4}", "\text{ is wrong}": not a unit
     return match.group("body").strip()
+
+
+def _has_non_unit_word(text: str) -> bool:
+    return any(word.lower() in _NOT_UNIT_WORDS for word in re.findall(r"[A-Za-z']+", text))
 
 
 def _strip_trailing_unit_words(text: str) -> str:
@@ -223,7 +238,7 @@ def _strip_trailing_unit_words(text: str) -> str:
         return text
     unit = match.group("unit")
     words = re.findall(r"[A-Za-z]+", unit)
-    if any(word.lower() in _MATH_WORDS for word in words):
+    if any(word.lower() in _MATH_WORDS or word.lower() in _NOT_UNIT_WORDS for word in words):
         return text
     if not match.group("gap"):
         if unit.replace("^", "").replace(" ", "").lower() not in _ATTACHED_UNITS:

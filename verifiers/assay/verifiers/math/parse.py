@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from assay.verifiers.math.cost import too_costly_text
 from assay.verifiers.math.scalar import AnswerParseError, is_exact, parse_scalar
@@ -85,6 +86,8 @@ def _parse(text: str, depth: int) -> Value:
     text = text.strip()
     if not text:
         raise AnswerParseError("empty answer")
+    if _SIDE_BY_SIDE.fullmatch(text):  # "7 2": two answers, or digits a space split
+        raise AnswerParseError(f"numbers side by side with nothing between them: {text[:40]!r}")
     for reader in _READERS:
         value = reader(text, depth)
         if value is not None:
@@ -97,13 +100,44 @@ def _sympy_matrix(scalar: Scalar) -> Matrix | None:
     """A matrix the LaTeX parser built (``\\frac{1}{4}\\begin{pmatrix}...``) as a Matrix."""
     if not isinstance(scalar, Expression) or not getattr(scalar.expr, "is_Matrix", False):
         return None
-    rows = scalar.expr.tolist()
+    rows = _explicit_rows(scalar.expr)
     return Matrix(
         tuple(
             tuple(Expression(cell, is_exact(cell), source=str(cell)) for cell in row)
             for row in rows
         )
     )
+
+
+_TAKEN_BACK = re.compile(r"\b(?:not|wrong|incorrect|isn't|false)\b", re.IGNORECASE)
+_SIDE_BY_SIDE = re.compile(r"-?\d+(?:\.\d+)?(?:\s+\d+(?:\.\d+)?)+")
+_MAX_MATRIX_POWER = 64
+_MAX_MATRIX_CELLS = 100
+
+
+def _explicit_rows(expr: Any) -> list[list[Any]]:
+    """The rows of a matrix the parser built: a matrix, or a small product or integer power
+    of matrices (``t\\begin{pmatrix}1\\\\2\\end{pmatrix}``, ``M^{-1}``, ``M^2``), worked out.
+
+    Raises:
+        AnswerParseError: another matrix expression (``\\sqrt{M}``, ``M^{10^6}``): its value is
+            not written, and working it out may not be cheap.
+    """
+    import sympy
+
+    if hasattr(expr, "tolist"):
+        return list(expr.tolist())
+    powers = [p for p in sympy.preorder_traversal(expr) if isinstance(p, sympy.MatPow)]
+    shape = getattr(expr, "shape", (0, 0))
+    small = all(isinstance(n, int | sympy.Integer) for n in shape) and shape[0] * shape[1] <= (
+        _MAX_MATRIX_CELLS
+    )
+    if small and all(p.exp.is_Integer and abs(int(p.exp)) <= _MAX_MATRIX_POWER for p in powers):
+        try:
+            return list(expr.as_explicit().tolist())
+        except (ValueError, TypeError, ArithmeticError, NotImplementedError) as exc:
+            raise AnswerParseError(f"the matrix expression has no value: {exc}") from None
+    raise AnswerParseError("a matrix expression whose entries are not written out")
 
 
 def _scalar(text: str, depth: int) -> Scalar:
@@ -117,6 +151,8 @@ def _read_choice(text: str, depth: int) -> Value | None:
     match = _CHOICE.match(text)
     if match is None:
         return None
+    if (match["d"] or match["e"]) and _TAKEN_BACK.search(text):
+        return None  # "(B) is wrong": the option named and taken back
     letter = next(group for group in match.groups() if group)
     return Choice(letter.upper())
 

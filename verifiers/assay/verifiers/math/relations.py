@@ -46,7 +46,10 @@ def normal_form(relation: Relation) -> tuple[str, Any] | None:
         left, right = relation.parts
     else:
         return None
-    difference = to_sympy(left) - to_sympy(right)
+    try:
+        difference = to_sympy(left) - to_sympy(right)
+    except TypeError:  # a side that is no number: a set (``x = \\mathbb{R}``), a matrix
+        return None
     if op in ("<", "<="):
         return FLIP[op], -difference
     return op, difference
