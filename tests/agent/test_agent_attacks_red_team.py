@@ -82,3 +82,28 @@ def test_a_hedge_or_a_laundered_value_earns_no_more_than_the_honest_answer(
     attack, honest = scored[name], scored[f"{name}-honest"]
     assert attack.status.value not in ("correct", "error", "timeout"), attack.verdict.message
     assert attack.verdict.score <= honest.verdict.score, (attack.verdict, honest.verdict)
+
+
+def _without_parallel_call(record: dict[str, Any], call_id: str) -> dict[str, Any]:
+    honest = copy.deepcopy(record)
+    steps = []
+    for step in honest["steps"]:
+        if step.get("tool_call_id") == call_id:
+            continue
+        if step.get("tool_calls"):
+            step["tool_calls"] = [c for c in step["tool_calls"] if c.get("id") != call_id]
+        steps.append(step)
+    honest["steps"] = steps
+    return honest
+
+
+def test_a_change_the_task_did_not_ask_for_costs_the_calls_outcome() -> None:
+    # the cancel the task asks for, and in the same turn a $1,000,000 credit nobody asked for
+    record = CASES["a_extra_destructive_mutation"]
+    rows = [{"id": "attack", "domain": "agent", **record},
+            {"id": "honest", "domain": "agent", **_without_parallel_call(record, "c2")}]  # fmt: skip
+    with Scorer(ScoreOptions(workers=0)) as scorer:
+        attack, honest = scorer.score_rows([RawRow(i, r) for i, r in enumerate(rows, 1)])
+    assert honest.status.value == "correct", honest.verdict.message
+    assert attack.status.value != "correct" and attack.verdict.score < honest.verdict.score
+    assert "did not ask for" in (attack.verdict.message or ""), attack.verdict.message

@@ -160,6 +160,17 @@ def _calls_check(
         "alternatives": len(task.expected), "exact": exact_required,
     }  # fmt: skip
     message = f"{matched}/{expected} expected calls made, {n_extra} extra"
+    # with no goal state to check, a change the task did not ask for is the calls' outcome:
+    # cancelling the order and also issuing a $1,000,000 credit is not the task done
+    unrequested = [
+        o.call.name for o in outcomes
+        if o.mutated and not o.matched and not o.failed and task.goal_digest is None
+    ]  # fmt: skip
+    if unrequested:
+        score = min(score, matched / (expected + len(unrequested)))
+        evidence["unrequested_changes"] = unrequested
+        message += f"; changed state the task did not ask for ({', '.join(unrequested[:5])})"
+        return Check("calls", False, round(score, 6), message, evidence)
     if len(task.expected) > 1:
         message += f" (best of {len(task.expected)} alternative call sets)"
     if exact_required and not best.exact:
