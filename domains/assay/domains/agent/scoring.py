@@ -267,51 +267,61 @@ def _grounding_check(
 
 
 def _untainted_results(outcomes: Sequence[CallOutcome]) -> list[str]:
-    """Each call's result with every value the agent had written by then blanked.
+    """Each call's result with every token the agent had written by then blanked.
 
     A value the agent wrote in a call's arguments (this call's or an earlier one's) is its
     own writing, so a result that repeats it is no evidence for it: an invented tracking
     number or figure passed to a tool, which the tool's refusal ("order TRK99812 not found")
     or a later read of the state it wrote echoes, stays ungrounded. What a result showed
-    before the agent wrote it stays evidence, and so does the prompt.
+    before the agent wrote it stays evidence, and so does the prompt. Tokens are compared
+    one by one (a set lookup each), so the cost is linear in the results' length.
     """
     written: set[str] = set()
     texts: list[str] = []
     for outcome in outcomes:
-        written |= _argument_texts(outcome.call.arguments)
+        written |= _argument_tokens(outcome.call.arguments)
         if outcome.result_text is None:
             continue
         text = outcome.result_text
-        if written:
-            alternatives = "|".join(re.escape(v) for v in sorted(written, key=len, reverse=True))
-            text = re.sub(rf"(?<![\w.])(?:{alternatives})(?!\w)", " ", text)
-        texts.append(text)
+        texts.append(_blanked(text, written) if written else text)
     return texts
 
 
-def _argument_texts(value: object) -> set[str]:
-    """The texts of the figures and words a call's arguments hold (each digit-bearing token
-    of a string too: ``"100 110 120"`` writes three figures)."""
+def _blanked(text: str, written: set[str]) -> str:
+    return _TOKEN.sub(lambda m: " " if _bare(m.group(0)) in written else m.group(0), text)
+
+
+_TOKEN = re.compile(r"[^\s,;:()\[\]{}\"'<>=]+")
+_MAX_WRITTEN = 100_000
+
+
+def _bare(token: str) -> str:
+    return token.strip("$€£¥.!?*`").lower()
+
+
+def _argument_tokens(value: object) -> set[str]:
+    """The tokens of a call's arguments that could be figures or ids (each token of a string,
+    ``"100 110 120"`` writes three; a number in the ways a result may print it)."""
     found: set[str] = set()
     stack = [value]
-    while stack and len(found) < 10_000:
+    while stack and len(found) < _MAX_WRITTEN:
         item = stack.pop()
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
         elif isinstance(item, str):
-            text = item.strip()
-            if text:
-                found.add(text[:200])
-            found.update(t for t in text.split() if any(c.isdigit() for c in t))
+            found.update(_bare(t) for t in _TOKEN.findall(item[:200_000]))
         elif isinstance(item, int | float) and not isinstance(item, bool):
             if isinstance(item, float) and not math.isfinite(item):
                 continue
+            if isinstance(item, int) and abs(item) > 10**100:
+                continue  # no result prints it; and formatting it is costly
             found.add(f"{item}")
             if isinstance(item, int) or item.is_integer():
                 found.update({f"{int(item)}", f"{int(item):,}"})
             found.update({f"{item:.2f}", f"{item:,.2f}"})
+    found.discard("")
     return found
 
 
