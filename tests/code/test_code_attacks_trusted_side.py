@@ -142,9 +142,8 @@ COLLIDING_PAIRS = (
     [
         {"tests": "def check(candidate):\n    assert set(candidate(1)) == {(1, 2)}\n",
          "entry_point": "f"},
-        {"test_list": ["assert set(f(1)) == set([(1, 2)])"]},
     ],
-    ids=["humaneval", "mbpp"],
+    ids=["humaneval"],
 )  # fmt: skip
 def test_colliding_tuples_a_test_puts_in_a_set_fail_fast(
     code_scorer: Scorer, reference: dict[str, Any]

@@ -73,7 +73,7 @@ def test_hedges_and_wrong_units_are_not_paid(
 def test_an_answer_too_long_to_read_in_time_is_the_responses_fault() -> None:
     # ~900,000 characters of figures (under the 1,000,000-character cap): reading them took
     # longer than the item's limit, and the kill was a masked timeout
-    with Scorer(ScoreOptions(workers=1, timeout_s=6)) as short:
+    with Scorer(ScoreOptions(workers=1, timeout_s=3)) as short:
         result = _score(short, CHANGE, "1 " * 450_000)
     assert result.status.value == "incorrect", result.verdict.message
     assert [c.name for c in result.verdict.checks if not c.passed] == [TOO_COSTLY]
