@@ -207,9 +207,8 @@ def _stdout_match(value: Any, tolerance: float | None) -> str:
     if value is None:
         return "exact" if tolerance is None else "tokens"
     if not isinstance(value, str) or value not in STDOUT_MATCHES:
-        raise MalformedTaskError(
-            f"stdout_match must be 'exact', 'tokens', 'words' or 'codecontests', got {value!r}"
-        )
+        allowed = ", ".join(repr(m) for m in STDOUT_MATCHES)
+        raise MalformedTaskError(f"stdout_match must be one of {allowed}, got {value!r}")
     return value
 
 

@@ -6,10 +6,10 @@ import ast
 import math
 import traceback
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from assay.verifiers.math import CompareOptions, grade, prepare_gold, warm_up
 from assay.verifiers.math.grade import grade_identical
@@ -105,18 +105,23 @@ class MathVerifier(Verifier):
         return verdicts[0]
 
 
+_Judged = TypeVar("_Judged", Verdict, Verdict | None)
+
+
 def _grade_one(response: str, answer: str, options: CompareOptions) -> Verdict:
-    try:
-        with response_owned("checking the math answer"):  # the response's work (assay.blame)
-            identical = grade_identical(response, answer, options)  # before evaluating
-            if identical is not None:
-                return identical
-    except _SYMPY_REFUSALS as exc:
-        return _refused_by_sympy(exc)
+    identical = _response_work(lambda: grade_identical(response, answer, options))
+    if identical is not None:  # before evaluating
+        return identical
     gold = prepare_gold(answer)  # the task's work: a costly reference is a malformed task
+    return _response_work(lambda: grade(response, gold, options))
+
+
+def _response_work(work: Callable[[], _Judged]) -> _Judged | Verdict:
+    """``work()`` as the response's work (:mod:`assay.blame`); sympy refusing the answer's
+    math makes it ``unparsable`` (:func:`_refused_by_sympy`)."""
     try:
         with response_owned("checking the math answer"):
-            return grade(response, gold, options)
+            return work()
     except _SYMPY_REFUSALS as exc:
         return _refused_by_sympy(exc)
 

@@ -180,7 +180,11 @@ def stdout_words_equal(actual: str, expected: str) -> bool:
         >>> stdout_words_equal("1 2\\n3\\n", " 1  2 3"), stdout_words_equal("4.0", "4")
         (True, False)
     """
-    return _BLANKS.split(actual.strip(" \t\r\n")) == _BLANKS.split(expected.strip(" \t\r\n"))
+    return _words(actual, _BLANKS) == _words(expected, _BLANKS)
+
+
+def _words(text: str, blanks: re.Pattern[str]) -> list[str]:
+    return [word for word in blanks.split(text) if word]
 
 
 CODECONTESTS_TOL = 1e-5
@@ -188,10 +192,6 @@ CODECONTESTS_TOL = 1e-5
 _CC_BLANKS = re.compile(r"[ \t\r\n\v]+")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _INTEGER = re.compile(r"[+-]?\d+")
-
-
-def _cc_words(text: str) -> list[str]:
-    return [word.translate(_ASCII_LOWER) for word in _CC_BLANKS.split(text) if word]
 
 
 def _cc_same(actual: str, expected: str, tolerance: float) -> bool:
@@ -223,7 +223,8 @@ def stdout_codecontests_equal(
         >>> stdout_codecontests_equal("Yes 6.0\\n", "YES\\n6"), stdout_codecontests_equal("7", "6")
         (True, False)
     """
-    got, want = _cc_words(actual), _cc_words(expected)
+    got = _words(actual.translate(_ASCII_LOWER), _CC_BLANKS)
+    want = _words(expected.translate(_ASCII_LOWER), _CC_BLANKS)
     if len(got) != len(want):
         return False
     return all(_cc_same(a, e, tolerance) for a, e in zip(got, want, strict=True))
