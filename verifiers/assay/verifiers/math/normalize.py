@@ -157,7 +157,7 @@ _NOT_UNIT_WORDS = frozenset(_NOT_UNIT_WORDS_TEXT.split())
 _THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:,\d{3})+(?!\d|,\d)")
 _SPACE_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 _WHITESPACE = re.compile(r"\s+")
-_TRAILING_PUNCT = re.compile(r"(?:\s|[.,;:?]|(?<=[A-Za-z])!|\\\\)+$")
+_TRAILING_PUNCT = re.compile(r"(?:\s|[.,;:?]|(?<=[A-Za-z]{2})!|\\\\)+$")
 _KEY_SPACE = re.compile(r"(?<![A-Za-z0-9])\s+|\s+(?![A-Za-z0-9])")
 
 
