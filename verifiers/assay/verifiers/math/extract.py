@@ -56,11 +56,13 @@ class Extraction:
         text: The extracted answer, raw (not normalized).
         candidates: For ``boxed``: the contents of the run of boxes offered together, in
             order and without exact repeats; more than one means the model hedged.
+        alternatives: For ``boxed``: those boxes are joined by "or".
     """
 
     method: Method
     text: str
     candidates: tuple[str, ...] = ()
+    alternatives: bool = False
 
 
 @lru_cache(maxsize=16)  # grade_identical and grade read the same response in turn
@@ -76,4 +78,4 @@ def extract_answer(response: str) -> Extraction | None:
     found = locate_answer(response)
     if found is None:
         return None
-    return Extraction(_METHODS[found.method], found.text, found.candidates)
+    return Extraction(_METHODS[found.method], found.text, found.candidates, found.alternatives)

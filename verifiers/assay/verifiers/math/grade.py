@@ -138,7 +138,7 @@ def grade(response: str, gold: GoldAnswer, options: CompareOptions) -> Verdict:
         return _too_long(len(extraction.text), (extraction_check,))
     candidates = tuple(dict.fromkeys(normalize_answer(c) for c in extraction.candidates))
     if len(candidates) > 1:
-        return _grade_hedged(candidates, gold, options, extraction_check)
+        return _grade_hedged(candidates, gold, options, extraction_check, extraction.alternatives)
     return _grade_text(normalize_answer(extraction.text), gold, options, (extraction_check,))
 
 
@@ -152,11 +152,21 @@ def _extraction_check(extraction: Extraction) -> Check:
 
 
 def _grade_hedged(
-    candidates: tuple[str, ...], gold: GoldAnswer, options: CompareOptions, extraction: Check
+    candidates: tuple[str, ...],
+    gold: GoldAnswer,
+    options: CompareOptions,
+    extraction: Check,
+    alternatives: bool = False,
 ) -> Verdict:
-    """Several different boxed answers: a list when the gold is one that long, else a hedge."""
+    """Several different boxed answers: a list when the gold is one that long, else a hedge.
+
+    Boxes joined by "or" are alternatives: the roots of an equation (``x = 3`` or ``x = 4``)
+    when the gold is a list or set, but a hedge against an ordered tuple (a point is not
+    "3 or 4").
+    """
     evidence = {"candidates": list(candidates), "gold_size": gold.size}
-    if gold.size == len(candidates):
+    ordered = isinstance(gold.value, Collection) and gold.value.collection == "tuple"
+    if gold.size == len(candidates) and not (alternatives and ordered):
         check = Check(
             "hedging",
             True,

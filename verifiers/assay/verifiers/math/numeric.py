@@ -25,14 +25,25 @@ PROOF_DIGITS = 120
 """Precision of the last-resort check when no symbolic proof settles two exact constants."""
 EXACT_TOLERANCE = Fraction(1, 10**20)
 """Two exact constants closer than this (relatively) at 30 digits get a symbolic proof."""
-POINT_TOLERANCE = Fraction(1, 10**12)
-"""Relative tolerance of exact expressions evaluated at random points."""
+POINT_TOLERANCE = Fraction(1, 10**20)
+"""Relative tolerance of exact expressions evaluated at random points (they are evaluated to
+30 digits, so equal ones agree far closer; ``2x + 10^{-15}`` is not ``2x``)."""
 POINT_FLOOR = Fraction(1, 10**20)
 """Absolute slack at random points, for values that are zero up to rounding."""
 POINT_COUNT = 5
+WIDE_POINT_COUNT = 4
+"""Extra points, of magnitudes 10 to 10^30, when the answer adds a function that is not
+analytic (``\\lfloor``, ``\\lceil``, ``\\operatorname{sign}``...): such a function can
+hide a term that is 0 near the origin (``x + \\lfloor x^2/10 \\rfloor`` is ``x`` only for
+``|x| < 3.17``)."""
 MIN_AGREEING_POINTS = 2
 MAX_SYMBOLS = 8
 SEED = 20240611
+NOT_ANALYTIC = (
+    "floor", "ceiling", "frac", "sign", "Heaviside", "Piecewise", "Mod", "Max", "Min",
+    "Abs", "re", "im", "arg", "conjugate", "DiracDelta", "KroneckerDelta",
+)  # fmt: skip
+"""Functions whose presence in an answer (and not in the gold) calls for the wide points."""
 
 
 def compare_scalars(gold: Scalar, answer: Scalar, options: CompareOptions) -> Equivalence:
@@ -223,9 +234,14 @@ def compare_functions(gold: Any, answer: Any, exact: bool, tolerance: Fraction) 
     symbols = sorted(gold.free_symbols | answer.free_symbols, key=str)
     if len(symbols) > MAX_SYMBOLS:
         return _symbolic_only(gold, answer)
+    if exact:
+        decided = rational_difference(gold, answer, symbols)
+        if decided is not None:
+            return decided
     point_tolerance = POINT_TOLERANCE if exact else tolerance
+    wide = bool(_not_analytic(answer) - _not_analytic(gold))
     agreeing = 0
-    for point in sample_points(len(symbols)):
+    for point in sample_points(len(symbols), points_key(gold, answer), wide):
         subs = dict(zip(symbols, point, strict=True))
         gold_value, answer_value = evaluate(gold, DIGITS, subs), evaluate(answer, DIGITS, subs)
         if gold_value is None and answer_value is None:
@@ -245,6 +261,54 @@ def compare_functions(gold: Any, answer: Any, exact: bool, tolerance: Fraction) 
     return Equivalence(True, "numeric", f"agree at {agreeing} random points")
 
 
+def rational_difference(gold: Any, answer: Any, symbols: list[Any]) -> Equivalence | None:
+    """Decide two rational functions with rational coefficients exactly, else None.
+
+    For them ``cancel`` is a decision procedure: a difference that does not cancel to 0 is a
+    nonzero rational function, whatever points it vanishes at (a polynomial built to agree
+    with the gold at sample points, ``2x + 10^{-15}``). Other expressions (radicals, ``sin``,
+    symbolic coefficients) are left to the points.
+    """
+    import sympy
+
+    try:
+        if not (gold.is_rational_function(*symbols) and answer.is_rational_function(*symbols)):
+            return None
+        difference = sympy.cancel(gold - answer)
+        if difference == 0:
+            return Equivalence(True, "symbolic", "difference cancels to 0")
+        numerator, _ = sympy.fraction(difference)
+        domain = sympy.Poly(numerator, *symbols).get_domain()
+    except sympy_errors():
+        return None
+    if not (domain.is_ZZ or domain.is_QQ):
+        return None
+    return Equivalence(False, "symbolic", f"difference is {display(difference)}, not 0")
+
+
+def _not_analytic(expr: Any) -> set[str]:
+    """Names of the functions of :data:`NOT_ANALYTIC` that ``expr`` applies."""
+    try:
+        applied = {type(node).__name__ for node in expr.atoms(_function_class())}
+    except sympy_errors():
+        return set()
+    return applied & set(NOT_ANALYTIC)
+
+
+def _function_class() -> Any:
+    import sympy
+
+    return sympy.Function
+
+
+def points_key(gold: Any, answer: Any) -> bytes:
+    """A digest of both expressions: the points depend on what is compared, so no answer can
+    be built to agree with the gold at points known in advance."""
+    import hashlib
+
+    return hashlib.blake2b(f"{gold}\x00{answer}".encode(), digest_size=8).digest()
+
+
 def cheap_identity(gold: Any, answer: Any) -> bool:
     """True when ``gold - answer`` expands or cancels to 0 (no ``simplify``)."""
     import sympy
@@ -261,19 +325,45 @@ def _symbolic_only(gold: Any, answer: Any) -> Equivalence:
     return Equivalence(proof is True, "symbolic", f"simplified difference is zero: {proof}")
 
 
-@lru_cache(maxsize=MAX_SYMBOLS + 1)
-def sample_points(count: int) -> tuple[tuple[Any, ...], ...]:
-    """``POINT_COUNT`` points of ``count`` rational coordinates in ±[0.3, 2.7] (fixed seed)."""
+def sample_points(count: int, key: bytes = b"", wide: bool = False) -> tuple[tuple[Any, ...], ...]:
+    """``POINT_COUNT`` points of ``count`` rational coordinates in ±[0.3, 2.7], then with
+    ``wide`` ``WIDE_POINT_COUNT`` more of magnitudes 10 to 10^30.
+
+    The signs follow a fixed seed (every comparison sees the same mix of positive and
+    negative coordinates); the magnitudes follow ``key`` (see :func:`_key`).
+    """
     import sympy
 
-    generator = random.Random(SEED + count)
-    return tuple(
-        tuple(
-            sympy.Rational(generator.choice((-1, 1)) * generator.randint(30, 270), 100)
-            for _ in range(count)
+    signs = _signs(count)
+    magnitudes = random.Random(int.from_bytes(key, "big") ^ SEED)
+    points = [
+        tuple(sympy.Rational(sign * magnitudes.randint(30, 270), 100) for sign in signs[index])
+        for index in range(POINT_COUNT)
+    ]
+    for index in range(WIDE_POINT_COUNT if wide else 0):
+        points.append(
+            tuple(
+                sympy.Rational(
+                    sign * magnitudes.randint(10**6, 10**7 - 1) * 10 ** magnitudes.randint(1, 30),
+                    10**6,
+                )
+                for sign in signs[index]
+            )
         )
-        for _ in range(POINT_COUNT)
-    )
+    return tuple(points)
+
+
+@lru_cache(maxsize=MAX_SYMBOLS + 1)
+def _signs(count: int) -> tuple[tuple[int, ...], ...]:
+    generator = random.Random(SEED + count)
+    signs = []
+    for _ in range(POINT_COUNT):
+        point = []
+        for _ in range(count):
+            point.append(generator.choice((-1, 1)))
+            generator.randint(30, 270)  # the magnitude the fixed seed drew before (unused)
+        signs.append(tuple(point))
+    return tuple(signs)
 
 
 def evaluate(expr: Any, digits: int = DIGITS, subs: dict[Any, Any] | None = None) -> Any:

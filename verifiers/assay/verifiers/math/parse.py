@@ -15,7 +15,12 @@ from functools import lru_cache
 from typing import Any
 
 from assay.verifiers.math.cost import too_costly_text
-from assay.verifiers.math.scalar import AnswerParseError, is_exact, parse_scalar
+from assay.verifiers.math.scalar import (
+    AnswerParseError,
+    is_exact,
+    matrix_notation,
+    parse_scalar,
+)
 from assay.verifiers.math.scan import find_top_level, matching_close, split_top_level, wrapped_by
 from assay.verifiers.math.values import (
     Choice,
@@ -38,9 +43,11 @@ _CHOICE = re.compile(
     r"^(?:\(?(?P<a>[A-J])\)|(?P<b>[A-J])|\((?P<c>[a-j])\)|\((?P<d>[A-J])\)\s+\S.*"
     r"|(?P<e>[A-J])[.):]\s+\S.*)$"
 )
+_CHOICE_MARK = re.compile(r"(?<![A-Za-z0-9\\])(?:\((?P<p>[A-Ja-j])\)|(?P<q>[A-J])\))")
+_CHOICE_JOIN = re.compile(r"^(?:\s|[,;&]|\b(?:and|or)\b|\\text\{\s*(?:and|or)?\s*\})*$")
 _MEMBERSHIP = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(?P<rest>.+)$")
 _MATRIX = re.compile(
-    r"^\\begin\{(?P<env>[pbvBV]?matrix|smallmatrix|array)\}(?:\{[lcr|]*\})?(?P<body>.*)"
+    r"^\\begin\{(?P<env>[pbB]?matrix|smallmatrix|array)\}(?:\{[lcr|]*\})?(?P<body>.*)"
     r"\\end\{(?P=env)\}$",
     re.DOTALL,
 )
@@ -86,6 +93,8 @@ def _parse(text: str, depth: int) -> Value:
     text = text.strip()
     if not text:
         raise AnswerParseError("empty answer")
+    if "\\begin" in text:
+        text = matrix_notation(text)
     if _SIDE_BY_SIDE.fullmatch(text):  # "7 2": two answers, or digits a space split
         raise AnswerParseError(f"numbers side by side with nothing between them: {text[:40]!r}")
     for reader in _READERS:
@@ -148,6 +157,9 @@ def _scalar(text: str, depth: int) -> Scalar:
 
 
 def _read_choice(text: str, depth: int) -> Value | None:
+    several = _several_choices(text)
+    if several is not None:
+        return several
     match = _CHOICE.match(text)
     if match is None:
         return None
@@ -155,6 +167,26 @@ def _read_choice(text: str, depth: int) -> Value | None:
         return None  # "(B) is wrong": the option named and taken back
     letter = next(group for group in match.groups() if group)
     return Choice(letter.upper())
+
+
+def _several_choices(text: str) -> Collection | None:
+    """Option letters named together: a list of choices, however the gold is written.
+
+    Either nothing but letters and connectives (``(A) (B) (C) (D)``, ``A) C)``, ``(A) or
+    (C)``) or the options listed in order from ``(A)`` with their texts (``(A) 4 (B) 5 (C)
+    6``); one letter with an option text that names others (``(D) both (A) and (B)``) stays
+    one choice.
+    """
+    marks = list(_CHOICE_MARK.finditer(text))
+    if len(marks) < 2 or text[: marks[0].start()].strip():
+        return None
+    letters = [(mark["p"] or mark["q"]).upper() for mark in marks]
+    gaps = [text[a.end() : b.start()] for a, b in itertools.pairwise(marks)]
+    only_letters = all(_CHOICE_JOIN.match(gap) for gap in [*gaps, text[marks[-1].end() :]])
+    in_order = len(letters) >= 3 and letters == [chr(ord("A") + i) for i in range(len(letters))]
+    if not (only_letters or in_order):
+        return None
+    return Collection(tuple(Choice(letter) for letter in dict.fromkeys(letters)), "list")
 
 
 def _read_membership(text: str, depth: int) -> Value | None:

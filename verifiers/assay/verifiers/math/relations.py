@@ -6,7 +6,7 @@ from fractions import Fraction
 from typing import Any
 
 from assay.verifiers.math.intervals import FLIP, compare_intervals, relation_interval
-from assay.verifiers.math.numeric import evaluate, sample_points, to_sympy
+from assay.verifiers.math.numeric import evaluate, points_key, sample_points, to_sympy
 from assay.verifiers.math.outcome import CompareOptions, Equivalence
 from assay.verifiers.math.scalar import sympy_errors
 from assay.verifiers.math.values import Relation, display
@@ -65,7 +65,7 @@ def proportional(gold: Any, answer: Any, positive: bool, tolerance: Fraction) ->
         return Equivalence(True, "structural", "identical relations")
     symbols = sorted(gold.free_symbols | answer.free_symbols, key=str)
     ratios = []
-    for point in sample_points(len(symbols)):
+    for point in sample_points(len(symbols), points_key(gold, answer)):
         subs = dict(zip(symbols, point, strict=True))
         gold_value, answer_value = evaluate(gold, subs=subs), evaluate(answer, subs=subs)
         if gold_value is None or answer_value is None or abs(gold_value) < _NEGLIGIBLE:

@@ -197,8 +197,42 @@ def parse_scalar(text: str) -> Scalar:
         return number
     percent = _PERCENT_SUFFIX.search(text)
     body = text[: percent.start()].strip() if percent else text
-    expr = parse_latex(to_latex(body))
+    expr = parse_latex(matrix_notation(to_latex(body)))
     return Expression(expr, exact=is_exact(expr), percent=percent is not None, source=text)
+
+
+_BARRED_MATRIX = re.compile(
+    r"(?:\\left\s*)?\|\s*\\begin\{(?P<env>[pbB]?matrix)\}(?P<body>(?:(?!\\end\{).)*)"
+    r"\\end\{(?P=env)\}\s*(?:\\right\s*)?\|",
+    re.DOTALL,
+)
+_MATRIX_TO_ZERO = re.compile(
+    r"\\begin\{(?P<env>[pbB]?matrix)\}(?P<body>(?:(?!\\end\{).)*)\\end\{(?P=env)\}"
+    r"\s*\^\s*(?:\{\s*0\s*\}|0(?![0-9.]))",
+    re.DOTALL,
+)
+
+
+def matrix_notation(latex: str) -> str:
+    """Write out what the LaTeX parser reads wrongly about matrices.
+
+    ``|M|`` (or ``\\left| M \\right|``) is a determinant, as ``vmatrix`` is (the parser took
+    the bars for nothing); ``M^0`` is the identity matrix (the parser made it the number 1).
+
+    Raises:
+        AnswerParseError: a matrix that is not square raised to the power 0.
+    """
+    latex = _BARRED_MATRIX.sub(r"\\begin{vmatrix}\g<body>\\end{vmatrix}", latex)
+    return _MATRIX_TO_ZERO.sub(_identity_like, latex)
+
+
+def _identity_like(match: re.Match[str]) -> str:
+    rows = [row for row in match["body"].split("\\\\") if row.strip()]
+    size = len(rows)
+    if size == 0 or any(len(row.split("&")) != size for row in rows):
+        raise AnswerParseError("a matrix that is not square, raised to the power 0")
+    lines = ("&".join("1" if i == j else "0" for j in range(size)) for i in range(size))
+    return "\\begin{pmatrix}" + "\\\\".join(lines) + "\\end{pmatrix}"
 
 
 @lru_cache(maxsize=4096)

@@ -200,9 +200,10 @@ def assigned_value(relation: Relation) -> Scalar | None:
     """The value of an assignment ``x = ...`` (or ``f(x) = ...``, or a chain ``x = a = b``).
 
     Returns the last part when every operator is ``=`` and the left side is a lone symbol or
-    an undefined function applied to arguments; None for any other relation.
+    an undefined function applied to arguments; None for any other relation, and for a chain
+    whose exact rational parts differ (``x = 5 = 7`` is false, so it has no value).
     """
-    if any(op != "=" for op in relation.ops):
+    if any(op != "=" for op in relation.ops) or _false_chain(relation.parts[1:]):
         return None
     target = relation.parts[0]
     if not isinstance(target, Expression):
@@ -214,3 +215,22 @@ def assigned_value(relation: Relation) -> Scalar | None:
     if getattr(expr, "is_Function", False) and type(func).__name__ == "UndefinedFunction":
         return relation.parts[-1]
     return None
+
+
+def _false_chain(parts: tuple[Scalar, ...]) -> bool:
+    """Whether two of these parts are exact rational numbers that differ.
+
+    Only plain numbers and expressions sympy has already reduced to a rational are compared,
+    so no hostile expression is evaluated here; an inexact part (``0.333``) is a rounding,
+    not a claim of equality, and is left to the comparison of the last part.
+    """
+    seen: set[Fraction] = set()
+    for part in parts:
+        if isinstance(part, Number):
+            if part.exact:
+                seen.add(part.value)
+        elif part.exact and getattr(part.expr, "is_Rational", False):
+            seen.add(Fraction(int(part.expr.p), int(part.expr.q)))
+        if len(seen) > 1:
+            return True
+    return False

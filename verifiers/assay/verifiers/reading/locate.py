@@ -102,6 +102,7 @@ _PHRASES: tuple[tuple[Method, re.Pattern[str]], ...] = (
     ),
     ("hash", re.compile(r"####")),
 )
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 _DISPLAY_MATH = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$", re.S)
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\s+(?:I hope|Hope this)\b")
 _MARKER_END = re.compile(r"[\s*:：.=]*")
@@ -173,6 +174,8 @@ class Located:
         end: Just past it.
         source: The searched text: the response without special tokens and thinking.
         candidates: For ``boxed``: the distinct contents of the run of boxes offered together.
+        alternatives: For ``boxed``: the run's boxes are joined by "or" (``\\boxed{3} or
+            \\boxed{4}``): offered as alternatives, not as the parts of one answer.
         data: For ``json``: the whole object.
         figure: When the answer is exactly one figure of its line, that figure read in its
             context (its role there, "in 2024" a year; the sign word before it).
@@ -184,6 +187,7 @@ class Located:
     end: int
     source: str
     candidates: tuple[str, ...] = ()
+    alternatives: bool = False
     data: Mapping[str, JSON] | None = field(default=None, compare=False)
     figure: Figure | None = None
 
@@ -349,13 +353,19 @@ def _from_boxes(source: str) -> Located | None:
     if not boxes:
         return None
     run = [boxes[-1]]
+    alternatives = False
     for box in reversed(boxes[:-1]):
-        if not is_connective(source[box.end : run[0].start]):
+        between = source[box.end : run[0].start]
+        if not is_connective(between):
             break
+        alternatives = alternatives or _OR.search(between) is not None
         run.insert(0, box)
     candidates = tuple(dict.fromkeys(box.content for box in run))
     last = boxes[-1]
-    return Located("boxed", last.content, last.content_start, last.content_end, source, candidates)
+    return Located(
+        "boxed", last.content, last.content_start, last.content_end, source, candidates,
+        alternatives=alternatives and len(candidates) > 1,
+    )  # fmt: skip
 
 
 def _markers(text: str) -> list[tuple[int, int, Method]]:
