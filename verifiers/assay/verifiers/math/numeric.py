@@ -234,10 +234,6 @@ def compare_functions(gold: Any, answer: Any, exact: bool, tolerance: Fraction) 
     symbols = sorted(gold.free_symbols | answer.free_symbols, key=str)
     if len(symbols) > MAX_SYMBOLS:
         return _symbolic_only(gold, answer)
-    if exact:
-        decided = rational_difference(gold, answer, symbols)
-        if decided is not None:
-            return decided
     point_tolerance = POINT_TOLERANCE if exact else tolerance
     wide = bool(_not_analytic(answer) - _not_analytic(gold))
     agreeing = 0
@@ -256,8 +252,12 @@ def compare_functions(gold: Any, answer: Any, exact: bool, tolerance: Fraction) 
         agreeing += 1
     if agreeing < MIN_AGREEING_POINTS:
         return _symbolic_only(gold, answer)
-    if exact and cheap_identity(gold, answer):
-        return Equivalence(True, "symbolic", "difference expands to 0")
+    if exact:  # agreeing at the points; a rational function's difference is decided exactly
+        decided = rational_difference(gold, answer, symbols)
+        if decided is not None:
+            return decided
+        if cheap_identity(gold, answer):
+            return Equivalence(True, "symbolic", "difference expands to 0")
     return Equivalence(True, "numeric", f"agree at {agreeing} random points")
 
 
@@ -326,18 +326,18 @@ def _symbolic_only(gold: Any, answer: Any) -> Equivalence:
 
 
 def sample_points(count: int, key: bytes = b"", wide: bool = False) -> tuple[tuple[Any, ...], ...]:
-    """``POINT_COUNT`` points of ``count`` rational coordinates in ±[0.3, 2.7], then with
+    """``POINT_COUNT`` points of ``count`` rational coordinates in ±(0.3, 2.7), then with
     ``wide`` ``WIDE_POINT_COUNT`` more of magnitudes 10 to 10^30.
 
     The signs follow a fixed seed (every comparison sees the same mix of positive and
-    negative coordinates); the magnitudes follow ``key`` (see :func:`_key`).
+    negative coordinates); the magnitudes follow ``key`` (see :func:`points_key`).
     """
     import sympy
 
     signs = _signs(count)
     magnitudes = random.Random(int.from_bytes(key, "big") ^ SEED)
     points = [
-        tuple(sympy.Rational(sign * magnitudes.randint(30, 270), 100) for sign in signs[index])
+        tuple(sympy.Rational(sign * _magnitude(magnitudes), 10_000) for sign in signs[index])
         for index in range(POINT_COUNT)
     ]
     for index in range(WIDE_POINT_COUNT if wide else 0):
@@ -351,6 +351,15 @@ def sample_points(count: int, key: bytes = b"", wide: bool = False) -> tuple[tup
             )
         )
     return tuple(points)
+
+
+def _magnitude(generator: random.Random) -> int:
+    """Ten-thousandths from 0.3 to 2.7 that are no multiple of 1/100, so that no point is a
+    simple number where an honest answer has a removable gap (``(x^2-1)/(x-1)`` at 1)."""
+    while True:
+        value = generator.randint(3_000, 27_000)
+        if value % 100:
+            return value
 
 
 @lru_cache(maxsize=MAX_SYMBOLS + 1)
