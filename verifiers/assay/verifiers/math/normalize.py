@@ -41,6 +41,42 @@ _UNICODE = str.maketrans(
         "\u00b7": " \\cdot ",
         "\u00f7": " \\div ",
         "\u03c0": " \\pi ",
+        "\u03b1": " \\alpha ",  # α
+        "\u03b2": " \\beta ",  # β
+        "\u03b3": " \\gamma ",  # γ
+        "\u03b4": " \\delta ",  # δ
+        "\u03b5": " \\epsilon ",  # ε
+        "\u03f5": " \\epsilon ",  # ϵ
+        "\u03b6": " \\zeta ",  # ζ
+        "\u03b7": " \\eta ",  # η
+        "\u03b8": " \\theta ",  # θ
+        "\u03d1": " \\theta ",  # ϑ
+        "\u03b9": " \\iota ",  # ι
+        "\u03ba": " \\kappa ",  # κ
+        "\u03bb": " \\lambda ",  # λ
+        "\u03bc": " \\mu ",  # μ
+        "\u03bd": " \\nu ",  # ν
+        "\u03be": " \\xi ",  # ξ
+        "\u03c1": " \\rho ",  # ρ
+        "\u03c3": " \\sigma ",  # σ
+        "\u03c4": " \\tau ",  # τ
+        "\u03c5": " \\upsilon ",  # υ
+        "\u03c6": " \\phi ",  # φ
+        "\u03d5": " \\phi ",  # ϕ
+        "\u03c7": " \\chi ",  # χ
+        "\u03c8": " \\psi ",  # ψ
+        "\u03c9": " \\omega ",  # ω
+        "\u0393": " \\Gamma ",  # Γ
+        "\u0394": " \\Delta ",  # Δ
+        "\u0398": " \\Theta ",  # Θ
+        "\u039b": " \\Lambda ",  # Λ
+        "\u039e": " \\Xi ",  # Ξ
+        "\u03a0": " \\Pi ",  # Π
+        "\u03a3": " \\Sigma ",  # Σ
+        "\u03a5": " \\Upsilon ",  # Υ
+        "\u03a6": " \\Phi ",  # Φ
+        "\u03a8": " \\Psi ",  # Ψ
+        "\u03a9": " \\Omega ",  # Ω
         "\u221e": " \\infty ",
         "\u221a": "\\sqrt",
         "\u2264": " \\le ",

@@ -19,6 +19,7 @@ from assay.verifiers.math.scalar import (
     AnswerParseError,
     is_exact,
     matrix_notation,
+    parse_number,
     parse_scalar,
 )
 from assay.verifiers.math.scan import find_top_level, matching_close, split_top_level, wrapped_by
@@ -42,6 +43,11 @@ MAX_DEPTH = 24
 _CHOICE = re.compile(
     r"^(?:\(?(?P<a>[A-J])\)|(?P<b>[A-J])|\((?P<c>[a-j])\)|\((?P<d>[A-J])\)\s+\S.*"
     r"|(?P<e>[A-J])[.):]\s+\S.*)$"
+)
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_SCALED = re.compile(
+    r"^(?P<number>[-+]?(?:\d+(?:\.\d+)?|\.\d+))\s*(?P<scale>thousand|million|billion|trillion)s?$",
+    re.IGNORECASE,
 )
 _CHOICE_MARK = re.compile(r"(?<![A-Za-z0-9\\])(?:\((?P<p>[A-Ja-j])\)|(?P<q>[A-J])\))")
 _CHOICE_JOIN = re.compile(r"^(?:\s|[,;&]|\b(?:and|or)\b|\\text\{\s*(?:and|or)?\s*\})*$")
@@ -337,8 +343,21 @@ def number_from_words(words: list[str]) -> int | None:
     return None
 
 
+def _read_scaled(text: str, depth: int) -> Value | None:
+    """A number with a scale word: ``3 million`` is 3000000, ``1.5 billion`` 1500000000."""
+    match = _SCALED.match(text)
+    if match is None:
+        return None
+    number = parse_number(match["number"])
+    if number is None:
+        return None
+    scale = 10 ** _SCALES[match["scale"].lower()]
+    return Number(number.value * scale, number.exact, number.percent)
+
+
 _READERS: tuple[Reader, ...] = (
     _read_choice,
+    _read_scaled,
     _read_membership,
     _read_matrix,
     _read_union,

@@ -206,6 +206,10 @@ _BARRED_MATRIX = re.compile(
     r"\\end\{(?P=env)\}\s*(?:\\right\s*)?\|",
     re.DOTALL,
 )
+_TRANSPOSED = re.compile(
+    r"(?P<end>\\end\{[pbB]?matrix\})\s*\^\s*(?:\{\s*(?:\\top|\\intercal|\\mathsf\{T\}"
+    r"|\\mathrm\{T\}|\\text\{T\})\s*\}|\\top|\\intercal)"
+)
 _MATRIX_TO_ZERO = re.compile(
     r"\\begin\{(?P<env>[pbB]?matrix)\}(?P<body>(?:(?!\\end\{).)*)\\end\{(?P=env)\}"
     r"\s*\^\s*(?:\{\s*0\s*\}|0(?![0-9.]))",
@@ -217,11 +221,13 @@ def matrix_notation(latex: str) -> str:
     """Write out what the LaTeX parser reads wrongly about matrices.
 
     ``|M|`` (or ``\\left| M \\right|``) is a determinant, as ``vmatrix`` is (the parser took
-    the bars for nothing); ``M^0`` is the identity matrix (the parser made it the number 1).
+    the bars for nothing); ``M^0`` is the identity matrix (the parser made it the number 1);
+    ``M^{\\top}`` (``\\intercal``, ``\\mathsf{T}``) is ``M^T``, the transpose.
 
     Raises:
         AnswerParseError: a matrix that is not square raised to the power 0.
     """
+    latex = _TRANSPOSED.sub(r"\g<end>^T", latex)
     latex = _BARRED_MATRIX.sub(r"\\begin{vmatrix}\g<body>\\end{vmatrix}", latex)
     return _MATRIX_TO_ZERO.sub(_identity_like, latex)
 
@@ -258,6 +264,8 @@ def parse_latex(latex: str) -> Any:
         if type(exc) is not Exception and not isinstance(exc, sympy_errors()):
             raise
         raise AnswerParseError(f"not valid LaTeX math: {_first_line(exc)}") from exc
+    if isinstance(expr, sympy.MatrixBase) and not isinstance(expr, sympy.ImmutableMatrix):
+        expr = sympy.ImmutableMatrix(expr)  # a worked-out matrix expression (``M^T``)
     if not isinstance(expr, (sympy.Expr, sympy.Set)) or isinstance(expr, sympy.Tuple):
         raise AnswerParseError(f"not a scalar: {type(expr).__name__}")
     imaginary = [s for s in expr.free_symbols if s.name == "i"]

@@ -197,24 +197,33 @@ def kind_of(value: Value) -> str:
 
 
 def assigned_value(relation: Relation) -> Scalar | None:
-    """The value of an assignment ``x = ...`` (or ``f(x) = ...``, or a chain ``x = a = b``).
+    """The value of an assignment ``x = ...`` (or ``f(x) = ...``, a chain ``x = a = b``, or the
+    value first, ``7 = x``).
 
     Returns the last part when every operator is ``=`` and the left side is a lone symbol or
-    an undefined function applied to arguments; None for any other relation, and for a chain
+    an undefined function applied to arguments (the first part when only the right side is);
+    None for any other relation, and for a chain
     whose exact rational parts differ (``x = 5 = 7`` is false, so it has no value).
     """
-    if any(op != "=" for op in relation.ops) or _false_chain(relation.parts[1:]):
+    if any(op != "=" for op in relation.ops):
         return None
-    target = relation.parts[0]
-    if not isinstance(target, Expression):
-        return None
-    expr = target.expr
-    if getattr(expr, "is_Symbol", False):
-        return relation.parts[-1]
-    func = getattr(expr, "func", None)
-    if getattr(expr, "is_Function", False) and type(func).__name__ == "UndefinedFunction":
-        return relation.parts[-1]
+    parts = relation.parts
+    if _is_target(parts[0]):
+        return None if _false_chain(parts[1:]) else parts[-1]
+    if _is_target(parts[-1]):  # the value first: ``7 = x``
+        return None if _false_chain(parts[:-1]) else parts[0]
     return None
+
+
+def _is_target(part: Scalar) -> bool:
+    """A lone symbol, or an undefined function applied to arguments (``f(x)``)."""
+    if not isinstance(part, Expression):
+        return False
+    expr = part.expr
+    if getattr(expr, "is_Symbol", False):
+        return True
+    func = getattr(expr, "func", None)
+    return bool(getattr(expr, "is_Function", False)) and type(func).__name__ == "UndefinedFunction"
 
 
 def _false_chain(parts: tuple[Scalar, ...]) -> bool:
