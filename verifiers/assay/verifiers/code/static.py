@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,20 +34,28 @@ SEVERITY_WEIGHTS = {"error": 1.0, "security": 0.5, "warning": 0.25, "style": 0.0
 """Penalty of one finding by severity; the check's score is ``max(0, 1 - sum)``."""
 
 
-_PARSED_KEPT = 4
-"""How many recent parses :func:`parse_module` keeps (an item's program is parsed for its
-syntax, its definitions and its suspicious constructs: one parse serves all three)."""
+_PARSED_KEPT = 320
+"""How many recent parses :func:`parse_module` keeps: an item's program is parsed for its
+syntax, its definitions and its suspicious constructs, and a task's tests and prompt for its
+format and its helpers, once for the chunk's ``prefetch`` and again for its item (a group of
+samples shares them): one parse serves them all."""
 _PARSED_MAX_CHARS = 256 * 1024
 """Sources longer than this are parsed afresh each time (their trees are not kept)."""
-_parsed: dict[str, ast.Module | str] = {}
+_PARSED_BUDGET_CHARS = 1024 * 1024
+"""At most this many characters of source have their trees kept at once."""
+_parsed: OrderedDict[str, ast.Module | str] = OrderedDict()
+_parsed_chars = 0
 _parsed_lock = threading.Lock()  # in-process scoring may verify from several threads
 
 
 def _parse(code: str) -> ast.Module | str:
     """The module's tree, or a one-line description of why it does not parse."""
-    found = _parsed.get(code)
-    if found is not None:
-        return found
+    global _parsed_chars
+    with _parsed_lock:
+        found = _parsed.get(code)
+        if found is not None:
+            _parsed.move_to_end(code)
+            return found
     result: ast.Module | str
     try:
         result = ast.parse(code, "solution.py")
@@ -59,9 +67,12 @@ def _parse(code: str) -> ast.Module | str:
         result = "invalid source: nested too deeply to parse"
     if len(code) <= _PARSED_MAX_CHARS:
         with _parsed_lock:
-            while len(_parsed) >= _PARSED_KEPT:
-                del _parsed[next(iter(_parsed))]  # the oldest
-            _parsed[code] = result
+            if code not in _parsed:
+                _parsed[code] = result
+                _parsed_chars += len(code)
+            while len(_parsed) > _PARSED_KEPT or _parsed_chars > _PARSED_BUDGET_CHARS:
+                oldest, _ = _parsed.popitem(last=False)
+                _parsed_chars -= len(oldest)
     return result
 
 
