@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 from assay.domains.agent.replay import CallOutcome, Replay
 from assay.domains.agent.task import AgentTask
-from assay.verifiers.agent.facts import check_facts, numbers_in, words
+from assay.verifiers.agent.facts import canonical_text, check_facts, numbers_in, words
 from assay.verifiers.agent.grounding import check_grounding
-from assay.verifiers.agent.matching import ExpectedCall, match_calls
+from assay.verifiers.agent.matching import ExpectedCall, match_calls, mismatch
 from assay.verifiers.agent.trajectory import Trajectory
 
 from assay.types import JSON, Check, Status, StepResult, Verdict
@@ -51,6 +51,14 @@ _REFUSAL = re.compile(
     r"\b(?:could\s*n[o']t|couldn't|cannot|can\s*not|can't|unable|not\s+able|was\s*n[o']t|"
     r"wasn't|did\s*n[o']t|didn't|failed|refused|declined|denied|rejected|not\s+possible|"
     r"not\s+allowed|not\s+permitted)\b",
+    re.IGNORECASE,
+)
+_DENIED = re.compile(r"\b(?:nothing|no(?:\s+\w+)?|never|none)\s*$", re.IGNORECASE)
+_SUCCESS = re.compile(
+    r"(?<!\bnot )(?<!n't )\b(?:is|was|has\s+been|have\s+been|are|were|got|now|successfully|"
+    r"done,?)\s+(?:now\s+|been\s+|also\s+|fully\s+)?(?:refunded|cancell?ed|deleted|processed|"
+    r"completed|issued|returned|updated|booked|scheduled|rescheduled|sent|invited|moved|created|"
+    r"removed|exchanged|applied)\b|^\s*done\b",
     re.IGNORECASE,
 )
 _PLAIN = frozenset(
@@ -77,8 +85,14 @@ _PLAIN = frozenset(
 def reports_refusal(answer: str, refusals: Sequence[str]) -> bool:
     """Whether a final answer says the action could not be done, and says it about the
     refusal the tool gave: a word of four letters or more, or a figure, of one refusal message
-    appears in the answer (a bare "sorry" or "unfortunately" is no report)."""
-    if _REFUSAL.search(answer) is None:
+    appears in the answer (a bare "sorry" or "unfortunately" is no report).
+
+    A cue that is denied ("nothing failed", "no call was refused") is none, and an answer
+    that claims the action done ("A77 is refunded", "successfully cancelled") reports no
+    refusal whatever else it says.
+    """
+    cues = [m for m in _REFUSAL.finditer(answer) if not _DENIED.search(answer[: m.start()])]
+    if not cues or _SUCCESS.search(answer):
         return False
     said = set(words(answer))
     figures = set(numbers_in(answer))
@@ -112,6 +126,30 @@ def _fit(
     return _Fit(score, exact, matching.pairs, extras, missing, index)
 
 
+def _exactly_expected(task: AgentTask, outcome: CallOutcome) -> bool:
+    """Whether a refused call is one of the expected calls exactly as written: a refusal the
+    agent provoked by misspelling the call (``w1001``, ``W-1001``, ``"W1001 "`` for ``W1001``,
+    refused as another order) is its own doing, not the refusal the task accepts."""
+    arguments = outcome.call.arguments or {}
+    return any(
+        mismatch(expected, outcome.call.name, arguments, strict=True) is None
+        for alternative in task.expected or ()
+        for expected in alternative
+    )
+
+
+def _unrequested_changes(task: AgentTask, outcomes: Sequence[CallOutcome]) -> Check | None:
+    """With no expected calls and no goal state (a task that asks only for facts), a change
+    of state is one the task did not ask for: cancelling another order while looking one up
+    is not the task done."""
+    changed = [o.call.name for o in outcomes if o.mutated and not o.failed]
+    if not changed:
+        return None
+    message = f"changed state the task did not ask for ({', '.join(changed[:5])})"
+    evidence: dict[str, JSON] = {"unrequested_changes": changed, "expected": 0}
+    return Check("calls", False, 0.0, message, evidence)
+
+
 def _calls_check(
     task: AgentTask, outcomes: Sequence[CallOutcome], refusal: bool, unanswered: set[str]
 ) -> Check | None:
@@ -120,7 +158,7 @@ def _calls_check(
         message = "a valid call made" if valid else "no valid call made, one was needed"
         return Check("calls", bool(valid), 1.0 if valid else 0.0, message, {"relevance": True})
     if task.expected is None:
-        return None
+        return _unrequested_changes(task, outcomes) if task.goal_digest is None else None
     if any(not alternative for alternative in task.expected) and not outcomes:
         return Check("calls", True, 1.0, "no tool fits, none called", {"irrelevance": True})
     if all(not alternative for alternative in task.expected):
@@ -132,7 +170,8 @@ def _calls_check(
     candidates = [
         o for o in outcomes
         if o.call.arguments is not None
-        and (not o.failed or (refusal and o.error_kind == "tool_error"))
+        and (not o.failed or (refusal and o.error_kind == "tool_error"
+                              and _exactly_expected(task, o)))
     ]  # fmt: skip
     # a failed call that never got a result was never seen failing: an extra answer
     strays = sum(
@@ -253,7 +292,7 @@ def _grounding_check(
     # the call arguments are the agent's own writing: no evidence for what it then states
     evidence = [*results, *trajectory.context, *context]
     facts = [n for f in task.facts or () for n in f.numbers]
-    found = check_grounding(answer, evidence, fact_numbers=facts, strict=strict)
+    found = check_grounding(canonical_text(answer), evidence, fact_numbers=facts, strict=strict)
     if found.passed:
         return Check("grounding", True, 1.0, "every figure and id stated is supported", {})
     parts = []
@@ -336,13 +375,29 @@ def _validity_check(outcomes: Sequence[CallOutcome]) -> Check:
     return Check("call_validity", not kinds, score, message, {"errors": kinds})
 
 
-def turn_steps(trajectory: Trajectory, replay: Replay, facts: Check | None) -> list[StepResult]:
-    """One step result per assistant turn: valid call, useful call, error recovered."""
+def turn_steps(
+    trajectory: Trajectory,
+    replay: Replay,
+    facts: Check | None,
+    budget: int | None = None,
+    gold: int | None = None,
+) -> list[StepResult]:
+    """One step result per assistant turn: valid call, useful call, error recovered.
+
+    Step rewards are summed over the token spans (docs/rewards.md), so more calls must not
+    earn more: a call past the call ``budget`` scores 0, and so does one past the ``gold``
+    count when the trajectory is incorrect (``gold`` given only then), unless it is an expected
+    call or changed state (work done counts). Twenty-eight distinct reads around a wrong
+    answer earn what the first read earns, not 28 passed steps.
+    """
+    limits = [n for n in (budget, gold) if n is not None]
+    allowed = min(limits) if limits else None
     by_turn: dict[int, list[CallOutcome]] = {}
     for outcome in replay.outcomes:
         by_turn.setdefault(outcome.call.turn, []).append(outcome)
     last = trajectory.turns[-1].index if trajectory.turns else -1
     steps = []
+    made = 0
     for turn in trajectory.turns:
         outcomes = by_turn.get(turn.index, [])
         evidence: dict[str, JSON] = {"message_index": turn.message_index}
@@ -350,12 +405,23 @@ def turn_steps(trajectory: Trajectory, replay: Replay, facts: Check | None) -> l
             valid = all(not o.failed for o in outcomes)
             useful = any(o.useful for o in outcomes)
             recovered = any(o.recovered for o in outcomes)
-            score = sum(o.score for o in outcomes) / len(outcomes)
+            scores = []
+            past = []
+            for outcome in outcomes:
+                made += 1
+                extra = allowed is not None and made > allowed
+                extra = extra and not (outcome.matched or outcome.mutated)  # work done counts
+                past.append(extra)
+                scores.append(0.0 if extra else outcome.score)
+            score = sum(scores) / len(scores)
             evidence["calls"] = [o.to_evidence() for o in outcomes]
             kinds = sorted({o.error_kind for o in outcomes if o.error_kind})
             message = (
                 f"errors: {', '.join(kinds)}" if kinds else "useful" if useful else "redundant"
             )
+            if any(past):
+                useful = useful and not all(past)
+                message += f"; past the {allowed} calls that may earn step credit"
         else:
             valid, recovered = True, False
             final = turn.index == last and facts is not None
@@ -384,6 +450,9 @@ def judge(
     )
     unanswered = {c.id for c in trajectory.calls if c.id not in trajectory.results}
     calls = _calls_check(task, outcomes, refusal, unanswered)
+    # the refusal the task accepts is a refused call that is the expected call: only then
+    # are the facts not required (a junk call's refusal waives nothing)
+    refusal = refusal and any(o.matched and o.error_kind == "tool_error" for o in outcomes)
     state = _state_check(task, replay)
     facts = None if refusal else _facts_check(task, answer)
     grounding = _grounding_check(task, trajectory, outcomes, answer, context)
@@ -400,7 +469,6 @@ def judge(
         checks = (*checks, grounding)
     if refusal:
         checks = (*checks, Check("refusal", True, 1.0, "a refusal the task accepts, reported"))
-    steps = tuple(turn_steps(trajectory, replay, facts))
     total = sum(task.weights[k] for k in present)
     outcome = sum(task.weights[k] * float(c.score or 0.0) for k, c in present.items())
     outcome = outcome / total if total else 0.0
@@ -409,6 +477,12 @@ def judge(
         score *= float(factor.score or 0.0)
     score = round(score, 6)
     gate = _gate(task, calls, state, grounding, [float(c.score or 0.0) for c in present.values()])
+    wrong = gate is not None or score == 0.0
+    counted = task.gold_steps
+    if counted is None:
+        counted = max((len(a) for a in task.expected or ()), default=1)
+    gold = counted if wrong and counted >= 1 else None
+    steps = tuple(turn_steps(trajectory, replay, facts, task.call_budget, gold))
     if gate is not None:
         return Verdict(Status.INCORRECT, 0.0, checks, steps, gate)
     failing = [c.message for c in checks if not c.passed]

@@ -15,6 +15,7 @@ from assay.verifiers.agent.trajectory import (
     prompt_texts,
     response_turn,
 )
+from assay.verifiers.reading import prepare
 
 from assay.blame import response_owned
 from assay.types import Check, Record, Verdict
@@ -59,7 +60,7 @@ class AgentVerifier(Verifier):
     """
 
     name: ClassVar[str] = "agent"
-    version: ClassVar[str] = "2.2.0"
+    version: ClassVar[str] = "2.3.0"
     aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
     data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
     default_timeout_s: ClassVar[float] = 10.0
@@ -92,4 +93,7 @@ class AgentVerifier(Verifier):
             if not trajectory.turns and not answer.strip():
                 return Verdict.unparsable("no assistant turn and no response")
             context = prompt_texts(record.prompt)
+            answer = prepare(
+                answer
+            )  # special tokens removed, the thinking before the answer dropped
             return judge(task, trajectory, replay(task, trajectory), answer, context)

@@ -81,7 +81,7 @@ class Canonicalizer:
 
     def digest(self, value: JSON) -> str:
         """sha256 hex digest of the canonical JSON text."""
-        return hashlib.sha256(self.encode(value).encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.encode(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def dump_json(value: JSON) -> str:

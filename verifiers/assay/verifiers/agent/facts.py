@@ -43,6 +43,29 @@ class Fact:
     phrases: tuple[tuple[str, ...], ...]
 
 
+_CLOCK = re.compile(
+    r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?![\d:])(?:\s*(?P<p>[ap])\.?\s*m\b\.?)?",
+    re.IGNORECASE,
+)
+_GLUED_CODE = re.compile(r"\b(USD|EUR|GBP|CAD|AUD|JPY|CHF|CNY|INR)(?=\d)")
+
+
+def canonical_text(text: str) -> str:
+    """Clock times as 24-hour ``HH:MM`` (``1:00 PM`` is ``13:00``, ``9:15`` is ``09:15``) and a
+    currency code glued to its figure spaced (``USD133.50`` is ``USD 133.50``), so a fact and
+    an answer that write the same value differently agree."""
+
+    def clock(match: re.Match[str]) -> str:
+        hour, minute, half = int(match["h"]), match["m"], (match["p"] or "").lower()
+        if hour > 23 or (half and not 1 <= hour <= 12):
+            return match.group(0)
+        if half:
+            hour = hour % 12 + (12 if half == "p" else 0)
+        return f"{hour:02d}:{minute}"
+
+    return _GLUED_CODE.sub(r"\1 ", _CLOCK.sub(clock, text))
+
+
 def words(text: str) -> list[str]:
     """Casefolded NFKC word tokens."""
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
@@ -76,7 +99,7 @@ def parse_facts(facts: JSON) -> list[Fact]:
             if number is not None:
                 numbers.append(number)
             elif isinstance(option, str) and words(option):
-                phrases.append(tuple(words(option)))
+                phrases.append(tuple(words(canonical_text(option))))
             else:
                 raise MalformedTaskError(f"facts[{position}]: {option!r} is no number or phrase")
         label = " | ".join(str(o) for o in options)
@@ -115,26 +138,95 @@ def stated(fact: Fact, answer_numbers: Sequence[float], answer_words: Sequence[s
     return any(_contains(answer_words, phrase) for phrase in fact.phrases)
 
 
+_NUMBER_WORDS = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    "fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    "eighty|ninety|hundred|dozen"
+)
+_VALUE = (
+    rf"(?:[-+]?[$€£]?\d[\d,]*(?:\.\d+)?%?(?:\s+(?:dollars|usd|euros|events?|items?|orders?))?"
+    rf"|\b(?:{_NUMBER_WORDS})\b(?:\s+(?:events?|items?|orders?))?)"
+)
+"""A bare figure: digits (a currency or percent sign, a unit word) or a number word."""
+_DIGITS = r"[-+]?[$€£]?\d[\d,]*(?:\.\d+)?%?"
+_GLUE = (
+    "and|or|the|a|an|is|are|was|were|be|been|to|of|in|on|at|for|with|it|its|has|have|had|"
+    "your|my|our|their|this|that|these|those|then|than|but|not|no|so|as|by|from|also|both"
+)
+_WORD_VALUE = rf"\b(?!(?:{_GLUE})\b)[A-Za-z][\w-]*\b"
+_BARE = rf"(?:{_VALUE}|{_WORD_VALUE})"
 _ITEM = r"[^\s,;:()]+"
 _HEDGE_LIST = re.compile(
     rf"{_ITEM}(?:\s*,\s*{_ITEM})+\s*,?\s+(?:or|and/or)\s+{_ITEM}"  # "A, B, C or D"
-    r"|[-+$€£]?\d[\d,.]*%?\s+(?:or|and/or)\s+[-+$€£]?\d[\d,.]*%?",  # "$50 or $60"
+    rf"|{_BARE}(?:\s*[,;/]\s*{_BARE}){{2,}}"  # "0, 1, 2, 3"; "pending; delivered; cancelled"
+    rf"|{_DIGITS}(?:\s+{_DIGITS}){{2,}}"  # "0 0.5 1 1.5 2"
+    rf"|{_BARE}\s*/\s*{_BARE}"  # "pending / delivered"
+    rf"|{_BARE},?\s+(?:or|and/or)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?{_BARE}"  # "2 or 3"
+    rf"|{_BARE}\s*[,(]?\s*(?:or\s+)?(?:maybe|perhaps|possibly|probably)\s+{_BARE}\)?"
+    rf"|\bbetween\s+{_VALUE}\s+and\s+{_VALUE}",  # "between 2 and 3"
     re.IGNORECASE,
 )
-"""Alternatives joined by "or": a list that names several answers commits to none."""
+"""Alternatives offered together: a list or range that names several answers commits to
+none ("A, B, C or D", "2 or 3", "pending / delivered", "$124.50 (possibly $133.50)", "1, 2,
+3, 4, 5", "0 0.5 1 1.5 2", "between 2 and 3")."""
+_UNSURE = re.compile(
+    rf"\b(?:maybe|perhaps|possibly|probably)\s+{_BARE}",
+    re.IGNORECASE,
+)
+"""A figure or word put forward without commitment ("maybe 2")."""
+_NEGATED = re.compile(
+    rf"\b(?:not|isn't|isnt|aren't|wasn't|weren't|never|no\s+longer)\s+(?:yet\s+|been\s+|"
+    rf"quite\s+|actually\s+|really\s+)?{_BARE}",
+    re.IGNORECASE,
+)
+"""A figure or word the answer denies ("not $133.50", "is not delivered")."""
+
+
+def committed_text(answer: str, facts: Sequence[Fact] = ()) -> str:
+    """The answer without what it does not commit to: alternatives offered together, figures
+    or words put forward as maybe, and ones it denies (each blanked to a clause break).
+
+    A list whose every value is a required fact is no set of alternatives (``W1001, W1002 and
+    W1003`` when all three are asked for) and stays.
+    """
+
+    def alternatives(match: re.Match[str]) -> str:
+        span = match.group(0)
+        return span if facts and _only_facts(span, facts) else " ; "
+
+    text = _HEDGE_LIST.sub(alternatives, answer)
+    text = _UNSURE.sub(" ; ", text)
+    return _NEGATED.sub(" ; ", text)
+
+
+def _only_facts(span: str, facts: Sequence[Fact]) -> bool:
+    values = re.findall(_BARE, span, re.IGNORECASE)
+    if len(values) < 2:
+        return False
+    for value in values:
+        numbers, plain = numbers_in(value), words(value)
+        if not any(stated(fact, numbers, plain) for fact in facts):
+            return False
+    return True
 
 
 def check_facts(facts: Sequence[Fact], answer: str) -> list[bool]:
     """For each fact, whether ``answer`` states it.
 
-    A fact stated only among alternatives joined by "or" ("pending, delivered, cancelled or
-    returned", "0, 1, 2, ... or 10 events", "$50 or $60") is not stated: the hedge covers
+    A fact stated only among alternatives ("pending, delivered, cancelled or returned",
+    "0, 1, 2, ... or 10 events", "$50 or $60", "pending / delivered", "two or three",
+    "between 2 and 3", "$124.50 (possibly $133.50)"), only as a maybe ("maybe 2"), or only
+    denied ("not $133.50; it is $124.50", "not delivered") is not stated: the answer covers
     the fact without committing to it.
     """
+    answer = canonical_text(answer)
     answer_numbers, answer_words = numbers_in(answer), words(answer)
     found = [stated(fact, answer_numbers, answer_words) for fact in facts]
-    if any(found) and _HEDGE_LIST.search(answer):
-        committed = _HEDGE_LIST.sub(" ; ", answer)
-        numbers, plain = numbers_in(committed), words(committed)
-        found = [ok and stated(fact, numbers, plain) for ok, fact in zip(found, facts, strict=True)]
+    if any(found):
+        committed = committed_text(answer, facts)
+        if committed != answer:
+            numbers, plain = numbers_in(committed), words(committed)
+            found = [
+                ok and stated(fact, numbers, plain) for ok, fact in zip(found, facts, strict=True)
+            ]
     return found

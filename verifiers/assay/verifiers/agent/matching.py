@@ -9,7 +9,8 @@ is present, no argument outside the expected ones is given, and each value match
 allowed values:
 
 - strings after :func:`normalise_string` (BFCL's rule: case, spaces and ``,./-_*^`` do not
-  count, ``'`` equals ``"``);
+  count, ``'`` equals ``"``), but an allowed value with an ``@`` (an address) only up to case
+  and surrounding spaces (``b.o@example.com`` is not ``bo@example.com``);
 - numbers numerically (an int matches an allowed ``5.0``), never a bool for a number;
 - lists element by element in order; objects key by key, either literally or, as BFCL writes
   nested objects, with each key mapping to a list of allowed values (``""`` among them: the
@@ -112,27 +113,36 @@ def _parse_one(entry: JSON, position: int, prefix: str = "expected_calls") -> Ex
     return ExpectedCall(str(name), allowed)
 
 
-def values_match(actual: JSON, allowed: JSON) -> bool:
-    """Whether one argument value matches one allowed value (rules in the module docstring)."""
+def values_match(actual: JSON, allowed: JSON, strict: bool = False) -> bool:
+    """Whether one argument value matches one allowed value (rules in the module docstring).
+
+    With ``strict`` strings must be equal as written (see :func:`mismatch`).
+    """
     if isinstance(actual, bool) or isinstance(allowed, bool):
         return type(actual) is type(allowed) and actual == allowed
     if isinstance(actual, int | float) and isinstance(allowed, int | float):
         return bool(actual == allowed)  # exact: no float() overflow on a huge int
     if isinstance(actual, str) and isinstance(allowed, str):
+        if strict:
+            return actual == allowed
+        if "@" in allowed:  # an address: its dots and dashes name another person
+            return actual.strip().lower() == allowed.strip().lower()
         return normalise_string(actual) == normalise_string(allowed)
     if isinstance(actual, list) and isinstance(allowed, list | tuple):
         return len(actual) == len(allowed) and all(
-            values_match(a, b) for a, b in zip(actual, allowed, strict=True)
+            values_match(a, b, strict) for a, b in zip(actual, allowed, strict=True)
         )
     if isinstance(actual, Mapping) and isinstance(allowed, Mapping):
         literal = set(actual) == set(allowed) and all(
-            values_match(actual[k], allowed[k]) for k in actual
+            values_match(actual[k], allowed[k], strict) for k in actual
         )
-        return literal or _bfcl_object_match(actual, allowed)
+        return literal or _bfcl_object_match(actual, allowed, strict)
     return actual is None and allowed is None
 
 
-def _bfcl_object_match(actual: Mapping[str, JSON], allowed: Mapping[str, JSON]) -> bool:
+def _bfcl_object_match(
+    actual: Mapping[str, JSON], allowed: Mapping[str, JSON], strict: bool = False
+) -> bool:
     """BFCL's nested objects: each key maps to its allowed values, ``""`` = may be left out."""
     if not all(isinstance(v, list) and v for v in allowed.values()):
         return False
@@ -144,14 +154,23 @@ def _bfcl_object_match(actual: Mapping[str, JSON], allowed: Mapping[str, JSON]) 
         choices = options if isinstance(options, list) else []
         value = actual[key]
         if not any(
-            values_match(value, o) for o in choices if o != OMITTED or isinstance(value, str)
+            values_match(value, o, strict)
+            for o in choices
+            if o != OMITTED or isinstance(value, str)
         ):
             return False
     return all(key in allowed for key in actual)
 
 
-def mismatch(expected: ExpectedCall, name: str, arguments: Mapping[str, JSON]) -> str | None:
-    """Why an actual call does not match an expected one (``None`` when it does)."""
+def mismatch(
+    expected: ExpectedCall, name: str, arguments: Mapping[str, JSON], strict: bool = False
+) -> str | None:
+    """Why an actual call does not match an expected one (``None`` when it does).
+
+    With ``strict`` a string must be one of the allowed values exactly as written: BFCL's
+    leniency is for a call's wording, and a call the environment refused is the expected
+    call only when it is that call (``w1001`` for ``W1001`` is refused as another order).
+    """
     if name != expected.name:
         return f"function {name!r} is not {expected.name!r}"
     for arg in expected.required():
@@ -161,7 +180,7 @@ def mismatch(expected: ExpectedCall, name: str, arguments: Mapping[str, JSON]) -
         if arg not in expected.allowed:
             return f"argument {arg!r} is not expected"
         options = [v for v in expected.allowed[arg] if v != OMITTED or isinstance(value, str)]
-        if not any(values_match(value, option) for option in options):
+        if not any(values_match(value, option, strict) for option in options):
             return f"argument {arg!r}: {value!r} is not among {list(expected.allowed[arg])!r}"
     return None
 

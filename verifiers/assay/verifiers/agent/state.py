@@ -27,7 +27,7 @@ _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 
 def _sha(value: JSON) -> str:
-    return hashlib.sha256(dump_json(value).encode("utf-8")).hexdigest()
+    return hashlib.sha256(dump_json(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
