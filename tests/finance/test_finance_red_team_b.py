@@ -27,7 +27,13 @@ from assay.types import Result
 CASES: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "red_team_2026_12_03b.json").read_text()
 )
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, str] = {
+    "f_fn_cash_used_magnitude": "'used' is no sign word: 'net cash used ... was $55,275 "
+    "thousand' is read as +55,275 against the statement's -55,275 (arguable: the question "
+    "names the outflow)",
+    "f_fn_space_thousands": "a space as the thousands separator ('-24 175 thousand') is read "
+    "as two numbers",
+}
 
 
 def _row(n: int, reference: Any, response: Any, steps: Any) -> RawRow:

@@ -13,26 +13,35 @@ or "No", else words such as "does not match", "inconsistent", "misses by" (no) o
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from assay.domains.finance.statement import LineNotFoundError, compute_gap
 from assay.domains.finance.task import Task
 from assay.verifiers.finance import Document, Figure, compare, extract_object
 from assay.verifiers.finance.answers import read_value
 from assay.verifiers.finance.compare import plain
-from assay.verifiers.finance.numbers import Amount, find_amounts
+from assay.verifiers.finance.numbers import Amount, find_amounts, scale_of_label
 from assay.verifiers.reading import prepare
 
 from assay.errors import MalformedTaskError
 from assay.types import JSON, Check, Verdict
 
 _LEADING = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_VERBS = r"(?:match|hold|balance|agree|tie|reconcile|equal|add\s+up|satisfy|foot|sum)"
 _NO = re.compile(
-    r"\b(?:does\s+not|doesn't|do\s+not|don't|did\s+not|not\s+consistent|inconsistent"
-    r"|miss(?:es|ed)?\s+by|fails?\s+to|is\s+off\s+by)\b",
+    rf"\b(?:(?:does|do|did)\s+not\s+{_VERBS}|(?:doesn't|don't|didn't)\s+{_VERBS}"
+    r"|not\s+consistent|inconsistent|miss(?:es|ed)?\s+by|fails?\s+to|is\s+off\s+by"
+    r"|(?:is|are)\s+not\s+(?:equal|balanced|consistent))\b",
     re.IGNORECASE,
 )
+"""Words that say the identity fails (a "does not" counts only before a verb of agreeing:
+"so they do not differ" and "I did not find any discrepancy" say that it holds)."""
 _YES = re.compile(
-    r"\b(?:is\s+consistent|are\s+consistent|holds?|balances?|matches|satisfies)\b", re.IGNORECASE
+    r"\b(?:is\s+consistent|are\s+consistent|holds?|balances?|matches|satisfies"
+    r"|(?:do|does|did)\s+not\s+differ|(?:don't|doesn't|didn't)\s+differ"
+    r"|(?:no|not\s+any|find\s+no|found\s+no)\s+(?:discrepancy|difference|gap|mismatch)"
+    r"|did\s+not\s+find\s+any\s+(?:discrepancy|difference|gap|mismatch))\b",
+    re.IGNORECASE,
 )
 _GAP_WORD = re.compile(
     r"\b(?:gap|miss(?:es|ed)?\s+by|(?:off|out|short|inconsistent|disagree|disagrees)\s+by"
@@ -60,7 +69,12 @@ def score_identity(task: Task, response: str, document: Document) -> Verdict:
         "values": dict(computed.values),
     }
     text = prepare(response)
-    claim, stated = _read_claim(text)
+    try:
+        claim, stated = _read_claim(text)
+    except _BothClaimsError:
+        check = Check("claim", False, message="claims both that the identity holds and that it "
+                      "fails", evidence=evidence)  # fmt: skip
+        return Verdict.incorrect((check,), message=check.message)
     if claim is None:
         return Verdict.unparsable("no yes/no claim about the identity in the response")
     claim_ok = claim == computed.holds
@@ -97,22 +111,45 @@ def _magnitude(amount: Amount) -> Amount:
     )
 
 
+class _BothClaimsError(Exception):
+    """The response says both that the identity holds and that it fails ("It matches. Actually
+    it does not match: it is off by 7,904"): a hedge between the two claims, not a claim."""
+
+
 def _read_claim(text: str) -> tuple[bool | None, Amount | None]:
     data = extract_object(text)
     if data is not None and any(k in data for k in ("consistent", "answer")):
         raw = data.get("consistent", data.get("answer"))
-        stated = read_value(data["gap"]) if "gap" in data else None
+        if "gap" in data:
+            stated = _gap_value(data["gap"])
+        else:
+            stated = _stated_gap(raw) if isinstance(raw, str) else None  # "No, the gap is 7,904"
         return _yes_no(raw), stated
     leading = _LEADING.match(text)
-    if leading:
+    no, yes = _NO.search(text) is not None, _YES.search(text) is not None
+    if leading:  # a leading answer, then its reasons ("Yes: it does not differ")
         claim: bool | None = leading.group(1).lower() == "yes"
-    elif _NO.search(text):
+    elif no and yes:
+        raise _BothClaimsError
+    elif no:
         claim = False
-    elif _YES.search(text):
+    elif yes:
         claim = True
     else:
         claim = None
     return claim, _stated_gap(text)
+
+
+def _gap_value(value: JSON) -> Amount | None:
+    """A gap given in JSON: a number, a string, or ``{"value": ..., "scale": ...}``."""
+    if isinstance(value, dict):
+        amount = read_value(value.get("value"))
+        label = value.get("scale", value.get("units"))
+        scale = scale_of_label(label) if isinstance(label, str) else None
+        if amount is not None and scale is not None and amount.scale is None:
+            amount = replace(amount, scale=scale)
+        return amount
+    return read_value(value)
 
 
 def _yes_no(value: JSON) -> bool | None:

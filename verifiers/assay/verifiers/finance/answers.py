@@ -26,6 +26,7 @@ from assay.verifiers.finance.numbers import (
     with_glued_scale,
 )
 from assay.verifiers.reading import (
+    Figure,
     Located,
     NumberTooLargeError,
     locate_answer,
@@ -50,6 +51,8 @@ _REFUSAL = re.compile(
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
 )
 _HEDGE = re.compile(r"\s(?:or|and/or)\s", re.IGNORECASE)
+_BOTH_SIGNS = re.compile(r"(?:±|\+\s*/\s*[-−–]|[-−–]\s*/\s*\+)\s*[$€£]?\s*\d")
+"""A figure given with both signs at once: ``±24,175``, ``+/-24,175``."""
 _THAN = re.compile(r"\bthan\b", re.IGNORECASE)
 """A comparison: "higher in 2023 than in 2024" answers the year before it."""
 
@@ -170,7 +173,23 @@ def final_answer(
             from $28,171K to $23,390K, a drop of $4,781 thousand" answers -4,781).
         special_tokens: More special tokens to remove.
     """
+    text = _fiscal_years(text)
     found = locate_answer(text, special_tokens)
+    if found is not None and not found.marked and _bold_label(found, year_answer, text_answer):
+        if text_answer:
+            predicate = _predicate(prepare(text.replace("**", ""), special_tokens))
+            if predicate is not None:
+                return predicate
+        unbolded = locate_answer(text.replace("**", ""), special_tokens)
+        found = unbolded if unbolded is not None else found
+    if found is not None and found.text.strip() == "1":
+        ratio = _RATIO_BEFORE.search(found.source, 0, found.start)
+        if ratio is not None:  # "2.41058:1": the ratio is the figure before the colon
+            return FinalAnswer(ratio.group(1), "last_figure")
+    if found is None and text_answer:
+        items = _bullet_items(prepare(text, special_tokens))
+        if items:
+            return FinalAnswer(", ".join(items), "last_figure")
     if yes_no and (found is None or not found.marked):
         opening = _YES_NO.match(prepare(text, special_tokens))
         if opening is not None:
@@ -189,10 +208,56 @@ def final_answer(
     if fallback_year and not (year_answer and amount is not None and amount.role == "year"):
         return None
     method = _METHODS.get(found.method, "marker" if found.marked else "last_figure")
+    aside = _HEDGE_ASIDE.match(found.source, found.end)
+    if aside is not None:  # "-24,175 (or 24,175)": the aside is part of what it answers
+        return FinalAnswer(found.text + aside.group(0), method)
     return FinalAnswer(found.text, method, amount=amount)
 
 
-_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\W*(?:[A-Za-z][^.:;!?\n,]{0,40},\s*)?(yes|no)\b", re.IGNORECASE)
+"""A leading "Yes" or "No", after a short lead-in ("Based on the table, no: ...")."""
+_HEDGE_ASIDE = re.compile(
+    r"\s*\((?:or|and/or|possibly|maybe|perhaps)\b[^()\n]{0,60}\d[^()\n]{0,20}\)", re.IGNORECASE
+)
+_FISCAL = re.compile(r"\bFY\s?'?(\d{2}|\d{4})\b")
+_BOLD_YEAR = re.compile(r"^\(?(?:19|20)\d{2}\)?$|\((?:19|20)\d{2}\)\s*:?$")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>.+?)\s*$")
+
+
+def _fiscal_years(text: str) -> str:
+    """``FY23`` and ``FY2023`` as ``fiscal 2023`` (digits glued to letters are no number)."""
+
+    def year(match: re.Match[str]) -> str:
+        digits = match.group(1)
+        if len(digits) == 2:
+            digits = ("19" if int(digits) >= 50 else "20") + digits
+        return f"fiscal {digits}"
+
+    return _FISCAL.sub(year, text)
+
+
+def _bold_label(found: Located, year_answer: bool, text_answer: bool) -> bool:
+    """Whether the answer the reader took is a bold span that only labels the line: a bold
+    year ("In **2024**, net income was ..."), a label ending in a year ("**Net income
+    (2024)**: $58,926K"), or, for an answer in words, one of several bold spans ("**Products**
+    and **Services**"). The line is then read without its bold marks."""
+    if f"**{found.text}**" not in found.source:
+        return False
+    if text_answer:
+        return found.source.count("**") >= 4
+    return not year_answer and _BOLD_YEAR.search(found.text.strip()) is not None
+
+
+def _bullet_items(source: str) -> list[str]:
+    """The items of a bullet list that ends the response ("- Products" / "- Services")."""
+    lines = [line for line in source.splitlines() if line.strip()]
+    items: list[str] = []
+    for line in reversed(lines):
+        match = _BULLET.match(line)
+        if match is None:
+            break
+        items.insert(0, match["item"].strip(" *"))
+    return items if len(items) > 1 else []
 
 
 def _preferred_figure(found: Located, *, year: bool) -> FinalAnswer | None:
@@ -254,9 +319,13 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
     result = _after_last_equals(span)
     if result is not None:
         span = result  # "514,354 - 538,529 = -24,175" answers -24,175
+    span = _RATIO_TO_ONE.sub(r"\1", span)  # "2.41058:1" is the ratio 2.41058
     scan = scan_numbers(span)
     figures = [f for f in scan.figures if f.role != "date"]
     values = [f for f in figures if f.role == "value"] or figures
+    labels = [f for f in values if _year_in_parentheses(f)]
+    if labels and len(labels) < len(values):
+        values = [f for f in values if f not in labels]  # "Net income (2024): $58,926k"
     if not values:
         if scan.oversized:
             raise ResponseFault(
@@ -265,12 +334,49 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
         return None, False
     distinct = {(f.value, f.percent) for f in values}
     hedged = len(distinct) > 1 and _HEDGE.search(span) is not None
+    hedged = hedged or _BOTH_SIGNS.search(span) is not None or _opposite(values)
     fitting = [f for f in values if percent is None or f.percent == percent]
-    first, _ = with_glued_scale(span, (fitting or values)[0])
+    first, end = with_glued_scale(span, (fitting or values)[0])
+    if _CENTS.match(span, end) and first.scale is None and not first.percent:
+        first = replace(first, value=first.value / 100, decimals=first.decimals + 2)  # "62 cents"
     header = declared_scale(span)
     if first.scale is None and not first.percent and header is not None:
         first = replace(first, scale=header)  # "24.175 (in millions)"
     return first, hedged
+
+
+_RATIO_TO_ONE = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*:\s*1(?![\d.,])")
+_RATIO_BEFORE = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*:\s*$")
+_CENTS = re.compile(r"\s*(?:cents?|¢)\b", re.IGNORECASE)
+
+
+def _year_in_parentheses(figure: Figure) -> bool:
+    """A year in parentheses, a label ("(2024)"), not an accounting negative."""
+    value = abs(figure.value)
+    return (
+        figure.parenthesized
+        and figure.scale is None
+        and not figure.percent
+        and figure.currency is None
+        and value == value.to_integral_value()
+        and 1900 <= value <= 2100
+        and "," not in figure.text
+    )
+
+
+def _opposite(values: list[Figure]) -> bool:
+    """Whether two figures are one magnitude with opposite signs ("-24,175 / +24,175",
+    "-24,175 (or 24,175)"): the answer names both directions of one change."""
+    seen: dict[tuple[object, bool], set[bool]] = {}
+    for figure in values:
+        value = -figure.value if figure.parenthesized else figure.value
+        if value == 0:
+            continue
+        signs = seen.setdefault((abs(value), figure.percent), set())
+        signs.add(value < 0)
+        if len(signs) > 1:
+            return True
+    return False
 
 
 def _after_last_equals(span: str) -> str | None:

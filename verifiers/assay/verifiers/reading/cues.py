@@ -127,16 +127,19 @@ FILLERS = frozenset(
 WINDOW = 60
 """Characters before a figure searched for its cue."""
 _LAST_WORD = re.compile(r"(?<![A-Za-z-])([A-Za-z][A-Za-z-]*)(\s*)$")
-_ALTERNATIVE = re.compile(r"(?<![A-Za-z-])([A-Za-z][A-Za-z-]*),?\s+(?:or|and/or)\s+$", re.I)
-"""The word and "or" before a cue word: "rose or fell", "up or down"."""
+_ALTERNATIVE = re.compile(
+    r"(?<![A-Za-z-])([A-Za-z][A-Za-z-]*)(?:,?\s+(?:or|and/or)\s+|\s*/\s*)$", re.I
+)
+"""The word and "or" (or a slash) before a cue word: "rose or fell", "up or down",
+"rose/fell", "increased / decreased"."""
 
 
 @dataclass(frozen=True, slots=True)
 class SignCue:
     """A sign word before a figure: the word as written, its direction and where it starts.
 
-    ``hedged``: the word is the second of two opposite ones joined by "or" ("rose or fell by
-    $5"), so the text names both directions and commits to neither.
+    ``hedged``: the word is the second of two opposite ones joined by "or" or a slash ("rose or
+    fell by $5", "rose/fell by $5"), so the text names both directions and commits to neither.
     """
 
     word: str
