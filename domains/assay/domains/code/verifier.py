@@ -77,7 +77,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.8.0"
+    version: ClassVar[str] = "1.9.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -397,7 +397,8 @@ def _suspicious_check(flags: list[Flag]) -> Check:
 
 def python_program(response: str, task: CodeTask) -> str:
     """The program a Python response is judged as: its code, continuing the prompt if it must."""
-    return continue_prompt(extract_code(response), response, task.prompt, task.entry_point)
+    code = extract_code(response, task.entry_point)
+    return continue_prompt(code, response, task.prompt, task.entry_point)
 
 
 def _ruff_check(run: RuffRun | RuffReport) -> Check:

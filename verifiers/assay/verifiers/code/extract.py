@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 
-_OPENER = re.compile(r"[ \t]*```[ \t]*([^\n`]*)\n")
-_CLOSER = re.compile(r"[ \t]*```[ \t]*\n?")
+from assay.verifiers.code.static import parse_module
+
+_OPENER = re.compile(r"([ \t]*)```[ \t]*([^\n`]*)\n")
+_CLOSER = re.compile(r"[ \t]*```[ \t]*\r?\n?")
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
 _PATCH_TAGS = {"diff", "patch", "udiff"}
 _DIFF_START = re.compile(r"^(diff --git |--- |Index: )", re.M)
 
 
 def _language(info: str) -> str:
-    return info.strip().split()[0].lower() if info.strip() else ""
+    """The language of a fence's info string: ``python title="a.py"``, ``python:solution.py``
+    and ``{python}`` are all ``python``."""
+    words = re.split(r"[\s:{}]+", info.strip().strip("{"))
+    return words[0].lower() if words and words[0] else ""
 
 
 def _blocks(text: str) -> list[tuple[str, str]]:
@@ -25,19 +32,34 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     blocks: list[tuple[str, str]] = []
     language: str | None = None
     body_start = 0
+    indent = ""
     position = 0
     for line in _lines(text):
         if language is None:
             opener = _OPENER.fullmatch(line)
             if opener is not None:
-                language, body_start = _language(opener.group(1)), position + len(line)
+                indent, info = opener.group(1), opener.group(2)
+                language, body_start = _language(info), position + len(line)
         elif _CLOSER.fullmatch(line):
-            blocks.append((language, text[body_start:position]))
+            blocks.append((language, _body(text[body_start:position], indent)))
             language = None
         position += len(line)
     if language is not None:
-        blocks.append((language, text[body_start:]))
+        blocks.append((language, _body(text[body_start:], indent)))
     return blocks
+
+
+def _body(body: str, indent: str) -> str:
+    """A block's code: Windows line ends made plain, and the indentation of a fence nested in
+    a markdown list (the opener's own) taken off each line."""
+    body = body.replace("\r\n", "\n")
+    if not indent:
+        return body
+    width = len(indent)
+    lines = body.split("\n")
+    return "\n".join(
+        line[width:] if line[:width].strip() == "" else line.lstrip() for line in lines
+    )
 
 
 def _lines(text: str) -> list[str]:
@@ -47,17 +69,98 @@ def _lines(text: str) -> list[str]:
     return [*lines, pieces[-1]] if pieces[-1] else lines
 
 
-def extract_code(text: str) -> str:
-    """The last fenced Python block of ``text``, or the whole text when it has none.
+def extract_code(text: str, entry_point: str | None = None) -> str:
+    """The solution's code: a fenced Python block of ``text``, or the whole text when it has
+    none.
+
+    Models often follow the solution with another block: how to call it, asserts, a pytest
+    file, the output it prints. So with an ``entry_point`` the block is the last one that
+    defines it (with any earlier block of definitions it uses, a helper given first); without
+    one, the last block that is a program (not only values, like a block of sample output);
+    else the last block.
 
     Example:
         >>> extract_code("Here:\\n```python\\ndef f():\\n    return 1\\n```\\nDone.")
         'def f():\\n    return 1\\n'
+        >>> answer = "```python\\ndef f():\\n    return 1\\n```\\n```python\\nprint(f())\\n```"
+        >>> extract_code(answer, "f")
+        'def f():\\n    return 1\\n'
     """
     python = [body for lang, body in _blocks(text) if lang in _PYTHON_TAGS]
-    if python:
-        return python[-1]
-    return text
+    if not python:
+        return text
+    trees = [parse_module(body) for body in python]
+    if entry_point:
+        defining = [k for k, tree in enumerate(trees) if _binds(tree, entry_point)]
+        if defining:
+            last = defining[-1]
+            return "".join(_with_newline(b) for b in [*_helpers(trees, python, last), python[last]])
+    programs = [k for k, tree in enumerate(trees) if tree is not None and _is_program(tree)]
+    return python[programs[-1]] if programs else python[-1]
+
+
+def _with_newline(body: str) -> str:
+    return body if body.endswith("\n") else body + "\n"
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _binds(tree: ast.Module | None, name: str) -> bool:
+    return tree is not None and any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == name
+        for node in tree.body
+    )
+
+
+def _definitions_only(tree: ast.Module) -> bool:
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+    return all(
+        isinstance(node, kinds)
+        or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))  # a docstring
+        for node in tree.body
+    )
+
+
+def _helpers(trees: list[ast.Module | None], bodies: list[str], last: int) -> list[str]:
+    """Earlier blocks of definitions only that bind a name the chosen block uses and does not
+    bind itself (a helper, or an import, given in a block of its own first)."""
+    chosen = trees[last]
+    if chosen is None:
+        return []
+    used = {n.id for n in ast.walk(chosen) if isinstance(n, ast.Name)}
+    needed = used - _top_level_names(chosen) - set(dir(builtins))
+    found = []
+    for tree, body in zip(trees[:last], bodies[:last], strict=True):
+        if tree is not None and _definitions_only(tree) and _top_level_names(tree) & needed:
+            found.append(body)
+    return found
+
+
+def _is_program(tree: ast.Module) -> bool:
+    """Whether a block does something: not only values written out (``6``, ``YES``,
+    ``[1, 2, 3]``, a block of sample output that happens to parse)."""
+    return any(not (isinstance(node, ast.Expr) and _is_value(node.value)) for node in tree.body)
+
+
+def _is_value(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant | ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _is_value(node.operand)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(_is_value(e) for e in node.elts)
+    return False
 
 
 def extract_patch(text: str) -> str | None:

@@ -3,7 +3,8 @@
 The test module is trusted (it comes from the reference). Its top-level code runs here; then
 each top-level statement of ``check``'s body runs in turn with ``candidate`` bound to a
 :class:`~assay.verifiers.code.remote.RemoteFunction`. Each statement that contains an ``assert``
-(not only in a function it defines) is one test unit: it passes when it runs to the end; any
+(not only in a function it defines) is one test unit: it passes when it runs to the end (one that
+passes without calling the candidate, `assert True, "..."`, is no test and is left out); any
 other statement that raises is a failed unit too. A ``check`` with no such assert (its asserts
 in helpers, as EvalPlus's are) is one unit. Expected values never leave this process.
 
@@ -200,7 +201,10 @@ def run_check(
         namespace[entry_point] = candidate  # tests that call the entry point by its name
     units = []
     for name, code, is_unit in compiled.units:
+        start = len(log.outcomes)
         unit = _run(code, namespace, log, name)
+        if unit.passed and len(log.outcomes) == start:
+            continue  # ``assert True, "..."``: it passes whatever the answer is, so no test
         if is_unit or not unit.passed:  # a statement that raises fails, assert or not
             units.append(unit)
     if not log.outcomes and all(unit.passed for unit in units):

