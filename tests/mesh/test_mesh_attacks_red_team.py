@@ -18,9 +18,11 @@ left as found are in :data:`KNOWN`, as strict expected failures.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,12 @@ from assay.types import Record, Result
 CASES: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "red_team_2026_12_03.json").read_text()
 )
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, str] = {
+    "pentagram-bipyramid-valid": "triangles that share a vertex are never tested against each "
+    "other (a fan's triangles only touch there, the search assumes), so a fan that crosses "
+    "itself passes the self-intersection check; its IoU is bounded now, so it earns no more "
+    "than its real overlap",
+}
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "mesh"
 
 
@@ -108,3 +115,43 @@ def test_a_copy_of_the_target_is_the_answer_key(
         row = {"id": by, "domain": "mesh", "reference": reference, "response": response}
         [result] = list(scorer.score_rows([RawRow(1, row)]))
     assert result.status.value == "incorrect", result.verdict.message
+
+
+def _chained_glb(depth: int) -> bytes:
+    """A GLB of one cube under ``depth`` nodes, each the only child of the one before: trimesh
+    walks the chain once per node, so decoding it costs the square of its depth."""
+    vertices = struct.pack(
+        "<24f", 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1
+    )
+    faces = [0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2,
+             7, 6, 3, 0, 4, 3, 4, 7]  # fmt: skip
+    blob = vertices + struct.pack(f"<{len(faces)}I", *faces)
+    nodes = [{"mesh": 0, **({"children": [i + 1]} if i + 1 < depth else {})} for i in range(depth)]
+    gltf = {
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": nodes,
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "buffers": [{"byteLength": len(blob)}],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 96},
+                        {"buffer": 0, "byteOffset": 96, "byteLength": len(blob) - 96}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 8, "type": "VEC3",
+                       "min": [0, 0, 0], "max": [1, 1, 1]},
+                      {"bufferView": 1, "componentType": 5125, "count": len(faces),
+                       "type": "SCALAR"}],
+    }  # fmt: skip
+    text = json.dumps(gltf, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    body = struct.pack("<I4s", len(text), b"JSON") + text + struct.pack("<I4s", len(blob), b"BIN\0")
+    return struct.pack("<4sII", b"glTF", 2, 12 + len(body) + len(blob)) + body + blob
+
+
+def test_decoding_is_the_responses_work() -> None:
+    """A mesh file that takes longer to decode than the item may take is the response's fault:
+    ``incorrect`` with a failed ``too_costly`` check, not a masked ``timeout`` (the red team's
+    4,000-node chain took over a minute; 1,500 nodes take several seconds)."""
+    response = "```glb\n" + base64.b64encode(_chained_glb(1500)).decode() + "\n```"
+    row = {"id": "chain", "domain": "mesh", "reference": {"dimensions": {"extents": [1, 1, 1]}},
+           "response": response}  # fmt: skip
+    with Scorer(ScoreOptions(workers=1, timeout_s=2.0)) as scorer:
+        [result] = list(scorer.score_rows([RawRow(1, row)]))
+    assert result.status.value == "incorrect", result.verdict.message
+    assert any(c.name == "too_costly" and not c.passed for c in result.verdict.checks)

@@ -80,8 +80,10 @@ CASES = [
      {"part:table"}),
     ("the chest out of the room", layout(chest={"translate": [3, 3, 5]}), Status.PARTIAL,
      {"within:*", "inside:coin,chest"}),
+    # a missing part interpenetrates nothing, but "no part interpenetrates" is not shown for it
+    # (mesh@1.2.0: a scene of sheets passed that relation with no solid at all)
     ("no lamp", layout(lamp=None), Status.PARTIAL,
-     {"part:lamp", "on_top_of:lamp,table", "aligned:lamp,table"}),
+     {"part:lamp", "on_top_of:lamp,table", "aligned:lamp,table", "no_interpenetration:*"}),
     ("the lamp rotated and scaled in place", layout(lamp={"rotate_z": 45, "scale": 1.0}),
      Status.CORRECT, set()),
 ]  # fmt: skip

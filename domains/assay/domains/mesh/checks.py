@@ -417,10 +417,13 @@ def _holes(task: MeshTask, mesh: trimesh.Trimesh) -> Check:
     found_by_axis = {
         axis: physics.hole_diameters(mesh, axis) for axis in {h.axis for h in task.holes}
     }
-    matched = [
-        any(abs(d - hole.diameter) <= hole.tolerance for d in found_by_axis[hole.axis])
-        for hole in task.holes
-    ]
+    left = {axis: list(found) for axis, found in found_by_axis.items()}
+    matched = []
+    for hole in task.holes:  # one found hole answers one required hole
+        fits = [d for d in left[hole.axis] if abs(d - hole.diameter) <= hole.tolerance]
+        if fits:
+            left[hole.axis].remove(min(fits, key=lambda d: abs(d - hole.diameter)))
+        matched.append(bool(fits))
     return Check(
         "holes",
         all(matched),

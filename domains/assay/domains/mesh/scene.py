@@ -185,6 +185,7 @@ def grade_scene(
     """
     import numpy as np
     import trimesh
+    from assay.domains.mesh.checks import validity_checks
     from assay.verifiers.mesh.validity import validity
 
     placed = parse_placements(response)
@@ -228,10 +229,17 @@ def grade_scene(
         raw.apply_transform(transform)
         if constraints is not None:
             verdict = grade_part(constraints, raw, load_check)
-        else:
+            solid = any(c.name == "solid" and c.passed for c in verdict.checks)
+        else:  # a part with no constraints only has to be a valid solid: the whole gate
             report, mesh, _ = validity(raw)
-            ok = mesh is not None and bool(report.watertight) and bool(report.positive_volume)
-            verdict = Verdict(Status.CORRECT if ok else Status.INCORRECT, float(ok))
+            gate = validity_checks(report) if mesh is not None else []
+            solid = bool(gate) and all(c.passed for c in gate)
+            broken = [c.name for c in gate if not c.passed]
+            message = "" if solid else "not a valid solid: " + (", ".join(broken) or "unreadable")
+            verdict = Verdict(
+                Status.CORRECT if solid else Status.INCORRECT, float(solid), tuple(gate),
+                message=message or None,
+            )  # fmt: skip
         steps.append(
             StepResult(
                 len(steps),
@@ -242,8 +250,8 @@ def grade_scene(
                 {"status": verdict.status.value, "program": p.program},
             )
         )
-        merged = validity(raw)[1]
-        if merged is not None:
+        merged = validity(raw)[1] if solid else None
+        if merged is not None:  # relations hold between solids: a sheet is as good as missing
             meshes[name] = merged
     for relation in task.relations:
         steps.append(_relation(task, relation, meshes, len(steps), np))
@@ -338,7 +346,12 @@ def _relation(
     elif kind == "no_interpenetration":
         from assay.verifiers.mesh.physics import interpenetration
 
-        names_all = sorted(n for n in meshes if n in relation.get("parts", meshes))
+        wanted = list(relation.get("parts", task.parts))
+        absent = sorted(n for n in wanted if n not in meshes)
+        if absent:  # a part that is missing or not a solid interpenetrates nothing: no answer
+            message = f"not valid solids: {', '.join(absent[:5])}"
+            return StepResult(index, label, False, 0.0, message, {"absent": absent})
+        names_all = sorted(wanted)
         shared = interpenetration([meshes[n] for n in names_all])
         pairs = [[names_all[i] if i >= 0 else "?", names_all[j] if j >= 0 else "?", v]
                  for i, j, v in shared]  # fmt: skip

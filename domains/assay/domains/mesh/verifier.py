@@ -7,13 +7,14 @@ import importlib
 import logging
 import math
 import os
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.domains.mesh.task import MeshTask, parse_task
 
-from assay.blame import RESOURCES, TOO_COSTLY, response_fault
+from assay.blame import RESOURCES, TOO_COSTLY, response_fault, response_owned
 from assay.errors import MalformedTaskError, VerifierError
 from assay.types import Check, Record, Status, Verdict
 from assay.verifier import Verifier
@@ -42,9 +43,12 @@ class RenderUnavailableError(VerifierError):
     """The worker has no offscreen GL context (an infrastructure failure: ``error``)."""
 
 
-_PROGRAM_HINTS = ("```python", "```py", "import trimesh", "import manifold3d", "import numpy",
-                  "from trimesh", "from manifold3d", "from numpy")  # fmt: skip
-"""Cheap signs of a program (the parent process picks the item's limit without numpy)."""
+_PROGRAM_HINTS = re.compile(
+    r"```[ \t]*(?:python3?|py3?)\b|^[ \t]*(?:import|from)[ \t]+(?:trimesh|manifold3d|numpy)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""Cheap signs of a program (the parent process picks the item's limit without numpy), read as
+the loader reads them: a fence's tag in any case, blanks between ``import`` and the module."""
 
 
 class MeshVerifier(Verifier):
@@ -68,7 +72,7 @@ class MeshVerifier(Verifier):
     """
 
     name: ClassVar[str] = "mesh"
-    version: ClassVar[str] = "1.1.2"
+    version: ClassVar[str] = "1.2.0"
     aliases: ClassVar[tuple[str, ...]] = ("3d", "cad")
     data_sources: ClassVar[tuple[str, ...]] = ("mesh*", "cad*")
     default_timeout_s: ClassVar[float] = 60.0
@@ -90,8 +94,8 @@ class MeshVerifier(Verifier):
             return cls._scene_timeout(scene)
         program = reference.get("program")
         limit = program.get("timeout_s", 20.0) if isinstance(program, dict) else 20.0
-        is_program = isinstance(record.response, str) and any(
-            hint in record.response for hint in _PROGRAM_HINTS
+        is_program = (
+            isinstance(record.response, str) and _PROGRAM_HINTS.search(record.response) is not None
         )
         extra = float(limit) + 30.0 if is_program and isinstance(limit, int | float) else 0.0
         return cls.default_timeout_s + extra
@@ -260,7 +264,8 @@ class MeshVerifier(Verifier):
                 return ran
             data, file_type = ran
         try:
-            raw = decode_mesh(data, file_type)
+            with response_owned("decoding the mesh"):  # a file that is costly to decode: its own
+                raw = decode_mesh(data, file_type)
         except MeshLoadError as exc:
             return Verdict.unparsable(str(exc), (Check("load", False, 0.0, str(exc), evidence),))
         evidence.update(format=file_type, vertices=len(raw.vertices), faces=len(raw.faces))
@@ -381,7 +386,26 @@ def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> byte
             f"too costly to check: {size} bytes, over the {MAX_FILE_BYTES} byte limit",
             {**evidence, "bytes": size, "max_bytes": MAX_FILE_BYTES},
         )
-    return path.read_bytes()
+    data = path.read_bytes()
+    if task.target is not None and _sha256(data) in _target_digests(dict(task.target)):
+        # another copy of the answer key (the shared file of its hash, a duplicate elsewhere)
+        return _load_failed("the response names a copy of the task's own target file", evidence)
+    return data
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _target_digests(spec: dict[str, Any]) -> set[str]:
+    """The content hashes of the task's target: the one it names, and its files' own."""
+    digests = {str(spec["sha256"]).lower()} if "sha256" in spec else set()
+    for file in _target_files(spec):
+        if file is not None and file.is_file() and file.stat().st_size <= MAX_FILE_BYTES:
+            digests.add(_sha256(file.read_bytes()))
+    return digests
 
 
 def _target_files(spec: dict[str, Any]) -> set[Path | None]:
@@ -442,7 +466,7 @@ def combine(task: MeshTask, gate: list[Check], graded: list[Check]) -> Verdict:
     else:
         score = (
             sum(
-                w * (c.score if c.score is not None else float(c.passed))
+                w * min(1.0, max(0.0, c.score if c.score is not None else float(c.passed)))
                 for w, c in zip(weights, graded, strict=True)
             )
             / total

@@ -73,14 +73,26 @@ def parse_response(text: str) -> MeshSource | None:
     """Find the mesh (or the program) in a response; ``None`` when there is none.
 
     The last fenced block wins (its language tag names the format: ``obj``, ``stl``, ``ply``,
-    ``off``, ``python``, ``base64``/``glb``); without a fence the whole text is read.
+    ``off``, ``python``, ``base64``/``glb``), leaving out blocks tagged as a shell session or
+    prose (``bash``, ``console``, ``text``...: how to run or view it, not the answer);
+    without a fence the whole text is read.
     """
     blocks = _FENCE.findall(text)
     if blocks:
-        info, body = blocks[-1]
-        language = _LANG.match(info)
-        return _classify(body, language.group(1).lower() if language else "")
+        tagged = []
+        for info, body in blocks:
+            language = _LANG.match(info)
+            tagged.append((language.group(1).lower() if language else "", body))
+        answers = [(lang, body) for lang, body in tagged if lang not in _NOT_ANSWERS] or tagged
+        lang, body = answers[-1]
+        return _classify(body, lang)
     return _classify(text, "")
+
+
+_NOT_ANSWERS = frozenset(
+    ("bash", "sh", "shell", "zsh", "console", "shell-session", "text", "plaintext", "txt",
+     "markdown", "md", "output")
+)  # fmt: skip
 
 
 def _classify(body: str, lang: str) -> MeshSource | None:

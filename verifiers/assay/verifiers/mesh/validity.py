@@ -276,22 +276,30 @@ def _split(
 
 
 def _cavities(bodies: list[trimesh.Trimesh], volumes: tuple[float, ...]) -> int | None:
-    """Inside-out bodies whose first vertex lies inside an outward-facing body; ``None`` when
-    that takes more than :data:`MAX_CONTAINMENT_TESTS` ray tests.
+    """Inside-out bodies that are voids in material; ``None`` when that takes more than
+    :data:`MAX_CONTAINMENT_TESTS` ray tests.
 
-    Only outward bodies whose bounding box holds the inside-out body's box are tested.
+    A void is in material when its first vertex lies inside one more outward-facing body than
+    other inside-out ones: a cavity of a solid (1 - 0), not a shell inside a cavity (1 - 1, a
+    negative winding that only subtracts signed volume) nor a lone inside-out body (0 - 0).
+    Only bodies whose bounding box holds the inside-out body's box are tested.
     """
-    outward = [(b, b.bounds) for b, v in zip(bodies, volumes, strict=True) if v > 0]
+    boxes = [b.bounds for b in bodies]
     count = 0
     tests = 0
-    for body, volume in zip(bodies, volumes, strict=True):
+    for index, (body, volume) in enumerate(zip(bodies, volumes, strict=True)):
         if volume >= 0:
             continue
-        low, high = body.bounds
-        around = [o for o, box in outward if (box[0] <= low).all() and (box[1] >= high).all()]
+        low, high = boxes[index]
+        around = [
+            k for k, box in enumerate(boxes)
+            if k != index and volumes[k] != 0 and (box[0] <= low).all() and (box[1] >= high).all()
+        ]  # fmt: skip
         tests += len(around)
         if tests > MAX_CONTAINMENT_TESTS:
             return None
-        if any(o.contains(body.vertices[:1])[0] for o in around):
+        point = body.vertices[:1]
+        depth = sum((1 if volumes[k] > 0 else -1) for k in around if bodies[k].contains(point)[0])
+        if depth == 1:
             count += 1
     return count
