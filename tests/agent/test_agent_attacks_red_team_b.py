@@ -112,3 +112,33 @@ def test_the_cases_are_the_ones_measured() -> None:
         5,
         11,
     )
+
+
+def _call_turn(k: int, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": f"c{k}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(arguments)}}]},
+        {"role": "tool", "tool_call_id": f"c{k}", "content": "ok"},
+    ]  # fmt: skip
+
+
+def test_changes_of_state_do_not_farm_step_reward() -> None:
+    """Attacking agent@2.3.0's own step cap: past the budget, or past the gold count of a wrong
+    trajectory, only an expected call keeps step credit. Twenty credits of $1 (each a change
+    of state) around a wrong outcome earn no more step reward than the one right call."""
+    reference = {"env": "retail", "goal": {"calls": [{"name": "cancel_order", "arguments": {
+        "order_id": "W1001", "reason": "no longer needed"}}]}}  # fmt: skip
+    user = {"role": "user", "content": "Cancel W1001, I no longer need it."}
+    farmed = [user]
+    for k in range(20):
+        farmed += _call_turn(k, "issue_credit", {"user_id": "u1", "amount": 1})
+    farmed.append({"role": "assistant", "content": "Done."})
+    honest = [user, *_call_turn(0, "cancel_order", {"order_id": "W1001",
+                                                    "reason": "no longer needed"})]  # fmt: skip
+    honest.append({"role": "assistant", "content": "W1001 is cancelled."})
+    rows = [_row(1, reference, "", farmed), _row(2, reference, "", honest)]
+    with Scorer(ScoreOptions(workers=1)) as scorer:
+        attack, fair = list(scorer.score_rows(rows))
+    assert attack.status.value == "incorrect" and fair.status.value == "correct"
+    earned = sum(s.score for s in fair.verdict.steps)
+    assert sum(s.score for s in attack.verdict.steps) <= earned

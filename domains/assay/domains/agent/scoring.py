@@ -386,9 +386,10 @@ def turn_steps(
 
     Step rewards are summed over the token spans (docs/rewards.md), so more calls must not
     earn more: a call past the call ``budget`` scores 0, and so does one past the ``gold``
-    count when the trajectory is incorrect (``gold`` given only then), unless it is an expected
-    call or changed state (work done counts). Twenty-eight distinct reads around a wrong
-    answer earn what the first read earns, not 28 passed steps.
+    count when the trajectory is incorrect (``gold`` given only then), unless it matched an
+    expected call (a change of state is no exception: toggling a setting back and forth would
+    farm as well as reading). Twenty-eight distinct reads around a wrong answer earn what the
+    first read earns, not 28 passed steps.
     """
     limits = [n for n in (budget, gold) if n is not None]
     allowed = min(limits) if limits else None
@@ -410,7 +411,7 @@ def turn_steps(
             for outcome in outcomes:
                 made += 1
                 extra = allowed is not None and made > allowed
-                extra = extra and not (outcome.matched or outcome.mutated)  # work done counts
+                extra = extra and not outcome.matched  # an expected call still counts
                 past.append(extra)
                 scores.append(0.0 if extra else outcome.score)
             score = sum(scores) / len(scores)
