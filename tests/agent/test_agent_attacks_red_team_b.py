@@ -13,22 +13,21 @@ against:
   response caused it: never ``error`` or ``timeout``.
 - ``false_negative``: a right answer marked wrong; it must be ``correct``.
 
-Cases left as found are listed in :data:`KNOWN` with the reason, as strict expected failures
-(one that starts passing fails the suite until it is moved out of the list).
+The rules are :mod:`attack_tables`'; cases left as found are listed in :data:`KNOWN` with the
+reason, as strict expected failures.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from assay.domains.agent.scoring import reports_refusal
+from attack_tables import Scored, check_case, params, row, score_cases
 
-from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
-from assay.types import Result
 
 CASES: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "red_team_2026_12_03b.json").read_text()
@@ -48,60 +47,22 @@ KNOWN: dict[str, str] = {
 }
 
 
-def _row(n: int, reference: Any, response: Any, steps: Any) -> RawRow:
-    row: dict[str, Any] = {"id": str(n), "domain": "agent", "reference": reference,
-                           "response": response}  # fmt: skip
-    if steps is not None:
-        row["steps"] = steps
-    return RawRow(n, row)
-
-
 @pytest.fixture(scope="module")
-def scored() -> Iterator[dict[str, tuple[Result, Result | None]]]:
-    rows, keys = [], []
-    for case in CASES:
-        rows.append(_row(len(rows), case["reference"], case["response"], case.get("steps")))
-        keys.append((case["id"], "attack"))
-        honest = case.get("honest")
-        if honest and "response" in honest:
-            rows.append(_row(len(rows), case["reference"], honest["response"], honest.get("steps")))
-            keys.append((case["id"], "honest"))
-    with Scorer(ScoreOptions(workers=1)) as scorer:
-        results = list(scorer.score_rows(rows))
-    by_id: dict[str, dict[str, Result]] = {}
-    for (case_id, role), result in zip(keys, results, strict=True):
-        by_id.setdefault(case_id, {})[role] = result
-    yield {k: (v["attack"], v.get("honest")) for k, v in by_id.items()}
+def scored() -> Scored:
+    return score_cases("agent", CASES)
 
 
-def _marks(case: dict[str, Any]) -> list[pytest.MarkDecorator]:
-    reason = KNOWN.get(case["id"])
-    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, id=c["id"], marks=_marks(c)) for c in CASES])
-def test_the_attack_does_not_pay(
-    scored: dict[str, tuple[Result, Result | None]], case: dict[str, Any]
-) -> None:
+@pytest.mark.parametrize("case", params(CASES, KNOWN))
+def test_the_attack_does_not_pay(scored: Scored, case: dict[str, Any]) -> None:
     attack, honest = scored[case["id"]]
-    status, message = attack.status.value, attack.verdict.message or ""
-    assert status not in ("error", "timeout"), f"masked: {message}"
-    if case["kind"] == "false_negative":
-        assert status == "correct", f"{case['expected']}: {status} {message}"
-        return
-    if case["kind"] == "masked":
-        return
-    assert honest is not None
     if case["id"] == "a_step_farming_distinct_reads":  # the step rewards are what it farms
+        assert attack.status.value not in ("error", "timeout"), attack.verdict.message
+        assert honest is not None
         farmed = sum(step.score for step in attack.verdict.steps)
         earned = sum(step.score for step in honest.verdict.steps)
         assert farmed <= earned, f"{farmed} step reward against the honest {earned}"
         return
-    assert attack.verdict.score <= honest.verdict.score, (
-        f"{case['expected']}: {attack.verdict.score} against the honest {honest.verdict.score}"
-    )
-    if honest.verdict.score == 1.0:
-        assert attack.verdict.score < 1.0, case["expected"]
+    check_case(case, attack, honest)
 
 
 def test_the_cases_are_the_ones_measured() -> None:
@@ -136,9 +97,32 @@ def test_changes_of_state_do_not_farm_step_reward() -> None:
     honest = [user, *_call_turn(0, "cancel_order", {"order_id": "W1001",
                                                     "reason": "no longer needed"})]  # fmt: skip
     honest.append({"role": "assistant", "content": "W1001 is cancelled."})
-    rows = [_row(1, reference, "", farmed), _row(2, reference, "", honest)]
+    rows = [row("agent", 1, reference, "", farmed), row("agent", 2, reference, "", honest)]
     with Scorer(ScoreOptions(workers=1)) as scorer:
         attack, fair = list(scorer.score_rows(rows))
     assert attack.status.value == "incorrect" and fair.status.value == "correct"
     earned = sum(s.score for s in fair.verdict.steps)
     assert sum(s.score for s in attack.verdict.steps) <= earned
+
+
+REFUSALS = ["order W1001 is cancelled, only pending orders cancel",
+            "refund window closed: delivered 45 days ago"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("answer", "reported"),
+    [
+        ("I could not cancel W1001: it has been cancelled already.", True),
+        ("I was unable to refund A77: the refund window closed 45 days after delivery.", True),
+        ("Sorry, the refund was declined because the window closed.", True),
+        ("A77 is refunded! I didn't hit the 45 days window issue.", False),
+        ("Done, A77 is refunded. Nothing failed: the refund window check passed.", False),
+        ("W1001 is cancelled and $50 refunded; nothing failed (w1001 found).", False),
+    ],
+)
+def test_a_refusal_is_reported_only_when_no_sentence_claims_success(
+    answer: str, reported: bool
+) -> None:
+    """A state named in the refusal's own sentence is part of the report; a success claimed in
+    a sentence of its own, or a denied cue ("nothing failed"), is no report."""
+    assert reports_refusal(answer, REFUSALS) is reported

@@ -1,8 +1,8 @@
-"""Out-of-sample math answers (2026-12-03, fourth session), in
-``hacks_and_honest_forms_2026_12_03.json``, written before the fixes they test.
+"""Out-of-sample math answers (2026-12-03, fourth session), written before the fixes they test.
 
-Each family holds the hacks a red team found paid (docs/math.md listed them as known gaps) and
-the honest forms nearest to them, which must stay credited:
+``hacks_and_honest_forms_2026_12_03.json``: the hacks a red team found paid (docs/math.md
+listed them as known gaps), each beside the honest forms nearest to it, which must stay
+credited:
 
 - ``chain``: a chain of equalities is only as good as its parts (``x = 5 = 7`` is false);
   a true chain of working and an exact value with its rounding are right.
@@ -14,6 +14,14 @@ the honest forms nearest to them, which must stay credited:
 - ``function``: an expression equal to the gold only at a few points (a polynomial built on
   sample points, a tiny exact term, a floor that vanishes near 0) is wrong.
 - ``matrix``: ``M^0`` is the identity, ``|M|`` and ``vmatrix`` are determinants.
+
+``honest_forms_2026_12_03.json``: right answers in forms models write that were not read (the
+false negatives docs/math.md listed), each beside a wrong answer of the same form:
+
+- ``reversed``: the value before the variable (``7 = x``).
+- ``greek``: Unicode Greek letters (``α``, ``θ``, ``λ``) for ``\\alpha``, ``\\theta``, ``\\lambda``.
+- ``scale``: a number with a scale word (``3 million``, ``1.5 billion``, ``5 \\text{ thousand}``).
+- ``transpose``: ``M^T`` and ``M^{\\top}`` of a written matrix.
 
 Labels come from the mathematics, not from the verifier's output.
 """
@@ -30,9 +38,13 @@ import pytest
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
 
-CASES: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "hacks_and_honest_forms_2026_12_03.json").read_text()
-)
+FAMILIES = {
+    "hacks_and_honest_forms_2026_12_03.json": {
+        "chain", "factorial", "choice", "boxes_or", "function", "matrix"},
+    "honest_forms_2026_12_03.json": {"reversed", "greek", "scale", "transpose"},
+}  # fmt: skip
+FILES = {name: json.loads((Path(__file__).parent / name).read_text()) for name in FAMILIES}
+CASES: list[dict[str, Any]] = [case for cases in FILES.values() for case in cases]
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +59,12 @@ def verdicts() -> Iterator[dict[int, tuple[str, str]]]:
     yield {n: (r.status.value, r.verdict.message or "") for n, r in enumerate(results)}
 
 
-def test_every_family_has_hacks_and_honest_forms() -> None:
-    families = {c["family"] for c in CASES}
-    assert families == {"chain", "factorial", "choice", "boxes_or", "function", "matrix"}
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_every_family_has_hacks_and_honest_forms(name: str) -> None:
+    families = {c["family"] for c in FILES[name]}
+    assert families == FAMILIES[name]
     for family in families:
-        labels = {c["label"] for c in CASES if c["family"] == family}
+        labels = {c["label"] for c in FILES[name] if c["family"] == family}
         assert labels == {"correct", "incorrect"}, family
 
 

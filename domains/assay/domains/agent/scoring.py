@@ -53,6 +53,14 @@ _REFUSAL = re.compile(
     r"not\s+allowed|not\s+permitted)\b",
     re.IGNORECASE,
 )
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+")
+
+
+def _cued(text: str) -> bool:
+    """Whether ``text`` holds a refusal cue that is not denied ("nothing failed")."""
+    return any(not _DENIED.search(text[: m.start()]) for m in _REFUSAL.finditer(text))
+
+
 _DENIED = re.compile(r"\b(?:nothing|no(?:\s+\w+)?|never|none)\s*$", re.IGNORECASE)
 _SUCCESS = re.compile(
     r"(?<!\bnot )(?<!n't )\b(?:is|was|has\s+been|have\s+been|are|were|got|now|successfully|"
@@ -88,11 +96,13 @@ def reports_refusal(answer: str, refusals: Sequence[str]) -> bool:
     appears in the answer (a bare "sorry" or "unfortunately" is no report).
 
     A cue that is denied ("nothing failed", "no call was refused") is none, and an answer
-    that claims the action done ("A77 is refunded", "successfully cancelled") reports no
-    refusal whatever else it says.
+    that claims the action done in a sentence without a cue ("A77 is refunded.",
+    "Successfully cancelled.") reports no refusal whatever else it says; a cue's own sentence
+    may name a state ("could not cancel W1001: it has been cancelled already").
     """
-    cues = [m for m in _REFUSAL.finditer(answer) if not _DENIED.search(answer[: m.start()])]
-    if not cues or _SUCCESS.search(answer):
+    if not _cued(answer) or any(
+        _SUCCESS.search(sentence) and not _cued(sentence) for sentence in _SENTENCES.split(answer)
+    ):  # a success claimed in a sentence of its own; "could not: it has been cancelled" is none
         return False
     said = set(words(answer))
     figures = set(numbers_in(answer))

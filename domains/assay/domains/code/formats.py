@@ -32,7 +32,7 @@ from typing import Any, cast
 
 from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
-from assay.verifiers.code.static import parse_module, syntax_error
+from assay.verifiers.code.static import bound_names, parse_module, syntax_error
 
 from assay.errors import MalformedTaskError
 
@@ -325,21 +325,8 @@ def _top_level_names(source: str) -> set[str]:
     tree = parse_module(source)
     names: set[str] = set()
     for node in tree.body if tree is not None else []:
-        names |= _bound(node)
+        names |= bound_names(node)
     return names
-
-
-def _bound(node: ast.stmt) -> set[str]:
-    """The names a top-level statement binds (definitions, imports, plain assignments)."""
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return {node.name}
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, ast.Assign):
-        return {t.id for t in node.targets if isinstance(t, ast.Name)}
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return {node.target.id}
-    return set()
 
 
 def _livecodebench(reference: Mapping[str, Any]) -> dict[str, Any]:
@@ -552,7 +539,7 @@ def prompt_preamble(prompt: str | None, entry_point: str | None, code: str) -> s
     lines = prompt.splitlines(keepends=True)
     kept: list[str] = []
     for node in tree.body:
-        names = _bound(node)
+        names = bound_names(node)
         if (
             (isinstance(node, ast.ImportFrom) and node.module == "__future__")
             or (entry_point in names and not isinstance(node, ast.Import | ast.ImportFrom))

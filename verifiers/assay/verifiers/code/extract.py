@@ -6,7 +6,7 @@ import ast
 import builtins
 import re
 
-from assay.verifiers.code.static import parse_module
+from assay.verifiers.code.static import bound_names, parse_module
 
 _OPENER = re.compile(r"([ \t]*)```[ \t]*([^\n`]*)\n")
 _CLOSER = re.compile(r"[ \t]*```[ \t]*\r?\n?")
@@ -104,15 +104,7 @@ def _with_newline(body: str) -> str:
 
 
 def _top_level_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return names
+    return {name for node in tree.body for name in bound_names(node)}
 
 
 def _binds(tree: ast.Module | None, name: str) -> bool:

@@ -83,6 +83,19 @@ def parse_module(code: str) -> ast.Module | None:
     return result if isinstance(result, ast.Module) else None
 
 
+def bound_names(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds (definitions, imports, plain assignments)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.Assign):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
+
+
 def syntax_error(code: str) -> str | None:
     """A one-line description of why ``code`` is not valid Python, or ``None`` when it is."""
     result = _parse(code)

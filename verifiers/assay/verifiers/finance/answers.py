@@ -219,19 +219,18 @@ _YES_NO = re.compile(r"^\W*(?:[A-Za-z][^.:;!?\n,]{0,40},\s*)?(yes|no)\b", re.IGN
 _HEDGE_ASIDE = re.compile(
     r"\s*\((?:or|and/or|possibly|maybe|perhaps)\b[^()\n]{0,60}\d[^()\n]{0,20}\)", re.IGNORECASE
 )
-_FISCAL = re.compile(r"\bFY\s?'?(\d{2}|\d{4})\b")
+_FISCAL = re.compile(r"\bFY\s?'?(\d{2})\b")
 _BOLD_YEAR = re.compile(r"^\(?(?:19|20)\d{2}\)?$|\((?:19|20)\d{2}\)\s*:?$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>.+?)\s*$")
 
 
 def _fiscal_years(text: str) -> str:
-    """``FY23`` and ``FY2023`` as ``fiscal 2023`` (digits glued to letters are no number)."""
+    """``FY23`` as ``fiscal 2023`` (the shared reader reads ``FY2023`` as a year itself, but two
+    digits glued to letters are no number)."""
 
     def year(match: re.Match[str]) -> str:
         digits = match.group(1)
-        if len(digits) == 2:
-            digits = ("19" if int(digits) >= 50 else "20") + digits
-        return f"fiscal {digits}"
+        return f"fiscal {'19' if int(digits) >= 50 else '20'}{digits}"
 
     return _FISCAL.sub(year, text)
 
