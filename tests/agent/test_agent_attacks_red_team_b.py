@@ -35,10 +35,6 @@ CASES: list[dict[str, Any]] = json.loads(
 KNOWN: dict[str, str] = {
     "a_fn_derived_end_time": "an end time worked out from a start and a duration is no figure "
     "a result shows (grounding tries no time arithmetic)",
-    "a_fn_confirmed_computed_amount": "a product of figures (3 x $25) is not looked for in "
-    "grounding, and the $75 the agent wrote is its own writing",
-    "a_fn_confirmed_rescheduled_date": "a date the agent wrote in its call is its own writing, "
-    "so the answer that confirms it is ungrounded",
     "a_fn_words_half_known": "'thirty-three and a half' is read as 133, not 133.5",
     "a_fn_leading_bracket_known": "a response that opens with '[' is read as a list of calls",
     "a_fn_leading_word_paren": "a response that opens with 'Word (' is read as a Python call",

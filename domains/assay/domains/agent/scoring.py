@@ -291,11 +291,11 @@ def _recovery_check(outcomes: Sequence[CallOutcome], refusal: bool) -> Check | N
 
 def _grounding_check(
     task: AgentTask, trajectory: Trajectory, outcomes: Sequence[CallOutcome], answer: str,
-    context: Sequence[str],
+    context: Sequence[str], *, goal_reached: bool = False,
 ) -> Check | None:  # fmt: skip
     if task.grounding == "off" or not answer.strip():
         return None
-    results = _untainted_results(outcomes)
+    results = _untainted_results(outcomes, goal_reached)
     strict = task.grounding == "strict"
     if not results and not strict and task.env is None:
         return None  # no environment to look anything up in: the answer's figures stand
@@ -315,8 +315,12 @@ def _grounding_check(
     return Check("grounding", False, 0.0, message, ev)
 
 
-def _untainted_results(outcomes: Sequence[CallOutcome]) -> list[str]:
+def _untainted_results(outcomes: Sequence[CallOutcome], goal_reached: bool = False) -> list[str]:
     """Each call's result with every token the agent had written by then blanked.
+
+    A call the task itself vouches for is no invention: one that matched an expected call, or,
+    once the goal state is reached, one that changed the state to it. Its arguments stay
+    evidence ("issued $75 in store credit", "moved to March 12" after the right call).
 
     A value the agent wrote in a call's arguments (this call's or an earlier one's) is its
     own writing, so a result that repeats it is no evidence for it: an invented tracking
@@ -328,7 +332,9 @@ def _untainted_results(outcomes: Sequence[CallOutcome]) -> list[str]:
     written: set[str] = set()
     texts: list[str] = []
     for outcome in outcomes:
-        written |= _argument_tokens(outcome.call.arguments)
+        vouched = outcome.matched or (goal_reached and outcome.mutated and not outcome.failed)
+        if not vouched:
+            written |= _argument_tokens(outcome.call.arguments)
         if outcome.result_text is None:
             continue
         text = outcome.result_text
@@ -466,7 +472,10 @@ def judge(
     refusal = refusal and any(o.matched and o.error_kind == "tool_error" for o in outcomes)
     state = _state_check(task, replay)
     facts = None if refusal else _facts_check(task, answer)
-    grounding = _grounding_check(task, trajectory, outcomes, answer, context)
+    goal_reached = state is not None and state.passed
+    grounding = _grounding_check(
+        task, trajectory, outcomes, answer, context, goal_reached=goal_reached
+    )
     outcome_checks = {"calls": calls, "state": state, "facts": facts}
     present = {k: c for k, c in outcome_checks.items() if c is not None}
     factors = [
