@@ -36,15 +36,17 @@ def row(domain: str, n: int, reference: Any, response: Any, steps: Any = None) -
 
 
 def score_cases(domain: str, cases: list[dict[str, Any]]) -> Scored:
-    """Each case's attack and honest counterpart, scored in one started scorer."""
+    """Each case's attack and honest counterpart, scored in one started scorer (a case's own
+    ``domain``, if it names one, else ``domain``)."""
     rows, keys = [], []
     for case in cases:
-        rows.append(row(domain, len(rows), case["reference"], case["response"], case.get("steps")))
+        own = case.get("domain", domain)
+        rows.append(row(own, len(rows), case["reference"], case["response"], case.get("steps")))
         keys.append((case["id"], "attack"))
         honest = case.get("honest")
         if honest and "response" in honest:
             rows.append(
-                row(domain, len(rows), case["reference"], honest["response"], honest.get("steps"))
+                row(own, len(rows), case["reference"], honest["response"], honest.get("steps"))
             )
             keys.append((case["id"], "honest"))
     with Scorer(ScoreOptions(workers=1)) as scorer:
