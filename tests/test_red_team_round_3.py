@@ -19,7 +19,12 @@ from attack_tables import Scored, check_case, params, score_cases
 CASES: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "red_team_2026_12_03c.json").read_text()
 )
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, str] = {
+    "a_fc_status_0": "two status words side by side ('pending, delivered') read as stated: "
+    "they cannot be told from an honest pair ('delivered, paid') without the environment's "
+    "vocabulary",
+    "a_fc_status_6": "'pending and delivered': as above ('delivered and paid' is honest)",
+}
 
 
 @pytest.fixture(scope="module")

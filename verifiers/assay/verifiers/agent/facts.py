@@ -44,7 +44,8 @@ class Fact:
 
 
 _CLOCK = re.compile(
-    r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?![\d:])(?:\s*(?P<p>[ap])\.?\s*m\b\.?)?",
+    r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>[0-5]\d)(?![\d:])(?:\s*(?P<p>[ap])\.?\s*m\b\.?)?"
+    r"|\s*(?P<q>[ap])\.?\s*m\b\.?)",
     re.IGNORECASE,
 )
 _GLUED_CODE = re.compile(r"\b(USD|EUR|GBP|CAD|AUD|JPY|CHF|CNY|INR)(?=\d)")
@@ -56,7 +57,8 @@ def canonical_text(text: str) -> str:
     an answer that write the same value differently agree."""
 
     def clock(match: re.Match[str]) -> str:
-        hour, minute, half = int(match["h"]), match["m"], (match["p"] or "").lower()
+        hour, minute = int(match["h"]), match["m"] or "00"
+        half = (match["p"] or match["q"] or "").lower()
         if hour > 23 or (half and not 1 <= hour <= 12):
             return match.group(0)
         if half:
@@ -149,6 +151,7 @@ _VALUE = (
 )
 """A bare figure: digits (a currency or percent sign, a unit word) or a number word."""
 _DIGITS = r"[-+]?[$€£]?\d[\d,]*(?:\.\d+)?%?"
+_MONEY = r"[$€£]\d[\d,]*(?:\.\d+)?"
 _GLUE = (
     "and|or|the|a|an|is|are|was|were|be|been|to|of|in|on|at|for|with|it|its|has|have|had|"
     "your|my|our|their|this|that|these|those|then|than|but|not|no|so|as|by|from|also|both"
@@ -163,20 +166,28 @@ _HEDGE_LIST = re.compile(
     rf"|{_BARE}\s*/\s*{_BARE}"  # "pending / delivered"
     rf"|{_BARE},?\s+(?:or|and/or)\s+(?:maybe\s+|perhaps\s+|possibly\s+)?{_BARE}"  # "2 or 3"
     rf"|{_BARE}\s*[,(]?\s*(?:or\s+)?(?:maybe|perhaps|possibly|probably)\s+{_BARE}\)?"
-    rf"|\bbetween\s+{_VALUE}\s+and\s+{_VALUE}",  # "between 2 and 3"
+    rf"|\bbetween\s+{_VALUE}\s+and\s+{_VALUE}"  # "between 2 and 3"
+    rf"|(?<!from ){_MONEY}\s*(?:-|–|—|to)\s*{_MONEY}"  # "$124.50–$133.50", "$124.50 to $133.50"
+    rf"|{_MONEY}(?:,?\s+and|\s*,)\s+{_MONEY}(?!\s*(?:,|and)\s)"  # "$124.50 and $133.50"
+    rf"|{_BARE}\s*\(\s*(?:or|maybe|perhaps|possibly|probably|likely)\s+{_BARE}\s*\)"
+    rf"|{_BARE}\s*(?:[—–]+\s*|,\s*)?(?:or|unless|vs\.?|versus)\s+(?:else\s+|it'?s\s+|it\s+is\s+)?{_BARE}"
+    rf"|{_BARE}\s*\|\s*{_BARE}",
     re.IGNORECASE,
 )
 """Alternatives offered together: a list or range that names several answers commits to
 none ("A, B, C or D", "2 or 3", "pending / delivered", "$124.50 (possibly $133.50)", "1, 2,
 3, 4, 5", "0 0.5 1 1.5 2", "between 2 and 3")."""
 _UNSURE = re.compile(
-    rf"\b(?:maybe|perhaps|possibly|probably)\s+{_BARE}",
+    rf"\b(?:maybe|perhaps|possibly|probably|likely|presumably|could\s+be|might\s+be|may\s+be)"
+    rf"\s+(?:be\s+|have\s+been\s+|been\s+)?{_BARE}"
+    rf"|{_BARE}\s*\?",  # "delivered?"
     re.IGNORECASE,
 )
 """A figure or word put forward without commitment ("maybe 2")."""
 _NEGATED = re.compile(
-    rf"\b(?:not|isn't|isnt|aren't|wasn't|weren't|never|no\s+longer)\s+(?:yet\s+|been\s+|"
-    rf"quite\s+|actually\s+|really\s+)?{_BARE}",
+    rf"(?:\b(?:not|never|no\s+longer|far\s+from|neither|nor|cannot)|\b\w+n't|\bisnt)\s+"
+    rf"(?:(?:yet|been|be|quite|actually|really|fully|already)\s+)*{_BARE}"
+    rf"(?:\s+nor\s+{_BARE})?",
     re.IGNORECASE,
 )
 """A figure or word the answer denies ("not $133.50", "is not delivered")."""
