@@ -75,7 +75,7 @@ def extract_code(text: str, entry_point: str | None = None) -> str:
 
     Models often follow the solution with another block: how to call it, asserts, a pytest
     file, the output it prints. So with an ``entry_point`` the block is the last one that
-    defines it (with any earlier block of definitions it uses, a helper given first); without
+    defines it (with any other block of definitions it uses, given before or after it); without
     one, the last block that is a program (not only values, like a block of sample output);
     else the last block.
 
@@ -116,25 +116,39 @@ def _binds(tree: ast.Module | None, name: str) -> bool:
 
 
 def _definitions_only(tree: ast.Module) -> bool:
+    """Definitions, imports and constants (``MOD = 10**9 + 7``) only: nothing that runs."""
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
     return all(
         isinstance(node, kinds)
         or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))  # a docstring
+        or (isinstance(node, ast.Assign | ast.AnnAssign) and _is_constant(node.value))
         for node in tree.body
     )
 
 
+def _is_constant(node: ast.expr | None) -> bool:
+    """A value written out from literals and arithmetic (no call, no name)."""
+    return node is not None and all(
+        isinstance(n, ast.Constant | ast.BinOp | ast.UnaryOp | ast.operator | ast.unaryop
+                   | ast.Tuple | ast.List | ast.Set | ast.Dict | ast.expr_context)
+        for n in ast.walk(node)
+    )  # fmt: skip
+
+
 def _helpers(trees: list[ast.Module | None], bodies: list[str], last: int) -> list[str]:
-    """Earlier blocks of definitions only that bind a name the chosen block uses and does not
-    bind itself (a helper, or an import, given in a block of its own first)."""
+    """Other blocks of definitions only that bind a name the chosen block uses and does not
+    bind itself (a helper, an import or a constant given in a block of its own, before the
+    solution or after it), in their order; they go above the chosen block."""
     chosen = trees[last]
     if chosen is None:
         return []
     used = {n.id for n in ast.walk(chosen) if isinstance(n, ast.Name)}
     needed = used - _top_level_names(chosen) - set(dir(builtins))
     found = []
-    for tree, body in zip(trees[:last], bodies[:last], strict=True):
-        if tree is not None and _definitions_only(tree) and _top_level_names(tree) & needed:
+    for index, (tree, body) in enumerate(zip(trees, bodies, strict=True)):
+        if index == last or tree is None or not _definitions_only(tree):
+            continue
+        if _top_level_names(tree) & needed:
             found.append(body)
     return found
 
