@@ -24,6 +24,20 @@ KNOWN: dict[str, str] = {
     "they cannot be told from an honest pair ('delivered, paid') without the environment's "
     "vocabulary",
     "a_fc_status_6": "'pending and delivered': as above ('delivered and paid' is honest)",
+    "m_fc_exp_flat": "a smooth term flat near 0 (e^{-10^4/x^2}) is 0 to 30 digits at every "
+    "sample point: no non-analytic function calls for the wide points",
+    "m_fc_arctan_tan": "2 arctan(tan(x/2)) equals x on (-pi, pi), where every sample point lies",
+    "m_fc_tiny_irrational": "an exact term of 10^-25 times sqrt(2) is below the points' 1e-20 "
+    "tolerance, and cancel decides only rational coefficients",
+    "m_fc_tiny_sin": "as above with 10^-25 sin x",
+    "m_fc_chain_inexact": "x = 5.0 = 7: an inexact part is not compared (it gains nothing over "
+    "writing 7: only the last part is read)",
+    "m_fc_chain_irrational": "x = sqrt(2) = 7: only rational parts are compared (no gain "
+    "over writing 7)",
+    "m_fn_chain_angle": "an angle's name (\\angle A) on the left is no variable, so the chain "
+    "has no value",
+    "m_fn_choice_since": "the reader cuts the justification so the letters in it are read",
+    "f_fn_paren_K": "a restated figure in brackets ($58,926K) is read as an accounting negative",
 }
 
 

@@ -211,6 +211,9 @@ def final_answer(
     aside = _HEDGE_ASIDE.match(found.source, found.end)
     if aside is not None:  # "-24,175 (or 24,175)": the aside is part of what it answers
         return FinalAnswer(found.text + aside.group(0), method)
+    line = _line_of(found)
+    if line != found.text and _opposite(_values(line)):  # "by either +24,175 or -24,175"
+        return FinalAnswer(line, method)
     return FinalAnswer(found.text, method, amount=amount)
 
 
@@ -363,12 +366,23 @@ def _year_in_parentheses(figure: Figure) -> bool:
     )
 
 
+def _line_of(found: Located) -> str:
+    source = found.source
+    start = source.rfind("\n", 0, found.start) + 1
+    end = source.find("\n", found.end)
+    return source[start : len(source) if end < 0 else end].strip()
+
+
+def _values(text: str) -> list[Figure]:
+    return [f for f in scan_numbers(text).figures if f.role == "value"]
+
+
 def _opposite(values: list[Figure]) -> bool:
     """Whether two figures are one magnitude with opposite signs ("-24,175 / +24,175",
     "-24,175 (or 24,175)"): the answer names both directions of one change."""
     seen: dict[tuple[object, bool], set[bool]] = {}
     for figure in values:
-        value = -figure.value if figure.parenthesized else figure.value
+        value = figure.value  # signed as read: "(24,175)" is already negative
         if value == 0:
             continue
         signs = seen.setdefault((abs(value), figure.percent), set())

@@ -41,6 +41,7 @@ _UNICODE = str.maketrans(
         "\u00b7": " \\cdot ",
         "\u00f7": " \\div ",
         "\u03c0": " \\pi ",
+        "\u00b5": " \\mu ",  # the micro sign
         "\u03b1": " \\alpha ",  # α
         "\u03b2": " \\beta ",  # β
         "\u03b3": " \\gamma ",  # γ
@@ -131,6 +132,7 @@ _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\\langle(?![a-zA-Z])", "("),
         (r"\\rangle(?![a-zA-Z])", ")"),
         (r"\\(?:varnothing|emptyset)(?![a-zA-Z])|\\\{\s*\\\}", r"\\emptyset"),
+        (r"\\var(phi|epsilon|theta|rho|sigma|pi|kappa)(?![a-zA-Z])", r"\\\1"),  # one letter
         (r"\\ast(?![a-zA-Z])", "*"),
         (r"\\(?:dots|ldots|cdots)(?![a-zA-Z])", r"\\dots"),
         (r"\\(?:iff|Leftrightarrow|Rightarrow|implies|to|rightarrow)(?![a-zA-Z])", r" \\to "),

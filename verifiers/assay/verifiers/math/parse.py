@@ -49,6 +49,9 @@ _SCALED = re.compile(
     r"^(?P<number>[-+]?(?:\d+(?:\.\d+)?|\.\d+))\s*(?P<scale>thousand|million|billion|trillion)s?$",
     re.IGNORECASE,
 )
+_JUSTIFIED_CHOICE = re.compile(
+    r"^\(?(?P<letter>[A-J])\)\s*,?\s+(?:not|since|because|as|but|rather\s+than|instead\s+of)\b"
+)
 _CHOICE_MARK = re.compile(r"(?<![A-Za-z0-9\\])(?:\((?P<p>[A-Ja-j])\)|(?P<q>[A-J])\))")
 _CHOICE_JOIN = re.compile(r"^(?:\s|[,;&]|\b(?:and|or)\b|\\text\{\s*(?:and|or)?\s*\})*$")
 _MEMBERSHIP = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*\\in\s*(?P<rest>.+)$")
@@ -163,6 +166,9 @@ def _scalar(text: str, depth: int) -> Scalar:
 
 
 def _read_choice(text: str, depth: int) -> Value | None:
+    justified = _JUSTIFIED_CHOICE.match(text)
+    if justified is not None:  # "(B), not (A)", "(C), since (A) and (B) are too small"
+        return Choice(justified["letter"].upper())
     several = _several_choices(text)
     if several is not None:
         return several

@@ -209,10 +209,27 @@ def assigned_value(relation: Relation) -> Scalar | None:
         return None
     parts = relation.parts
     if _is_target(parts[0]):
-        return None if _false_chain(parts[1:]) else parts[-1]
+        return None if _false_chain(parts[1:]) else _last_value(parts[1:])
     if _is_target(parts[-1]):  # the value first: ``7 = x``
         return None if _false_chain(parts[:-1]) else parts[0]
+    if all(_constant(part) for part in parts) and not _false_chain(parts):
+        return _last_value(parts)  # working with no variable: ``2 + 3 = 5``, ``3 \times 6 = 18``
     return None
+
+
+def _last_value(parts: tuple[Scalar, ...]) -> Scalar:
+    """The last part, or before a closing percent the last part that is none (1/2 = 50%
+    answers 1/2: the percent restates it)."""
+    last = parts[-1]
+    if isinstance(last, Number) and last.percent:
+        plain = [p for p in parts if not (isinstance(p, Number | Expression) and p.percent)]
+        if plain:
+            return plain[-1]
+    return last
+
+
+def _constant(part: Scalar) -> bool:
+    return isinstance(part, Number) or not getattr(part.expr, "free_symbols", True)
 
 
 def _is_target(part: Scalar) -> bool:
@@ -237,9 +254,10 @@ def _false_chain(parts: tuple[Scalar, ...]) -> bool:
     for part in parts:
         if isinstance(part, Number):
             if part.exact:
-                seen.add(part.value)
+                seen.add(part.value / 100 if part.percent else part.value)  # 50% is 1/2
         elif part.exact and getattr(part.expr, "is_Rational", False):
-            seen.add(Fraction(int(part.expr.p), int(part.expr.q)))
+            value = Fraction(int(part.expr.p), int(part.expr.q))
+            seen.add(value / 100 if part.percent else value)
         if len(seen) > 1:
             return True
     return False
