@@ -33,6 +33,7 @@ from typing import Any, cast
 from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
 from assay.verifiers.code.static import bound_names, parse_module, syntax_error
+from assay.verifiers.code.static import defines as tree_defines
 
 from assay.errors import MalformedTaskError
 
@@ -513,14 +514,7 @@ def decode_compressed(text: str) -> str:
 
 def defines(code: str, name: str) -> bool:
     """Whether ``code`` parses and defines ``name`` at its top level."""
-    tree = parse_module(code)
-    if tree is None:
-        return False
-    return any(
-        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        and node.name == name
-        for node in tree.body
-    )
+    return tree_defines(parse_module(code), name)
 
 
 def prompt_preamble(prompt: str | None, entry_point: str | None, code: str) -> str:

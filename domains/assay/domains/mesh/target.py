@@ -68,6 +68,8 @@ class PreparedTarget:
         samples: Surface points (seed :data:`TARGET_SEED`).
         floor: Normalized Chamfer noise floor at this sample count.
         depths: Depth renders by view (filled on first use).
+        digest: sha256 of the target file's content (a response that names a copy of it is
+            answering with the answer key).
     """
 
     mesh: trimesh.Trimesh
@@ -77,6 +79,7 @@ class PreparedTarget:
     samples: NDArray[np.float64]
     floor: float
     depths: dict[str, NDArray[np.float32]] = field(default_factory=dict)
+    digest: str = ""
 
 
 class TargetCache:
@@ -110,6 +113,7 @@ class TargetCache:
             prepared = self._items[key]
         else:
             prepared = _prepare(data, file_type, samples)
+            prepared.digest = digest
             self._items[key] = prepared
             self.prepared += 1
         if shortcut is not None:

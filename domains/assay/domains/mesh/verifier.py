@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
 import logging
 import math
@@ -188,7 +189,7 @@ class MeshVerifier(Verifier):
 
             self._targets = TargetCache()
         target = self._targets.get(dict(task.target), task.samples) if task.target else None
-        loaded = self._load(record.response, task)
+        loaded = self._load(record.response, task, target_digest=target.digest if target else None)
         if isinstance(loaded, Verdict):
             return loaded
         raw, load_check = loaded
@@ -238,7 +239,12 @@ class MeshVerifier(Verifier):
         return grade_scene(scene, record.response, load, grade)
 
     def _load(
-        self, response: str, task: MeshTask, *, as_program: bool = False
+        self,
+        response: str,
+        task: MeshTask,
+        *,
+        as_program: bool = False,
+        target_digest: str | None = None,
     ) -> tuple[trimesh.Trimesh, Check] | Verdict:
         """The response's mesh, as written, with a ``load`` check; or the verdict that ends it.
 
@@ -254,7 +260,7 @@ class MeshVerifier(Verifier):
         evidence: dict[str, Any] = {"kind": source.kind, "encoding": source.encoding}
         data, file_type = source.data, source.file_type
         if source.kind == "path":
-            read = _read_path(source.path, task, evidence)
+            read = _read_path(source.path, task, evidence, target_digest)
             if isinstance(read, Verdict):
                 return read
             data = read
@@ -368,7 +374,9 @@ class MeshVerifier(Verifier):
         return combine(task, gate, graded)
 
 
-def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> bytes | Verdict:
+def _read_path(
+    path_text: str, task: MeshTask, evidence: dict[str, Any], target_digest: str | None = None
+) -> bytes | Verdict:
     """The bytes of a response's mesh file, if it may be read (see docs/mesh.md)."""
     from assay.domains.mesh.target import response_roots
     from assay.verifiers.mesh.load import resolve_under
@@ -387,25 +395,10 @@ def _read_path(path_text: str, task: MeshTask, evidence: dict[str, Any]) -> byte
             {**evidence, "bytes": size, "max_bytes": MAX_FILE_BYTES},
         )
     data = path.read_bytes()
-    if task.target is not None and _sha256(data) in _target_digests(dict(task.target)):
+    if target_digest and hashlib.sha256(data).hexdigest() == target_digest:
         # another copy of the answer key (the shared file of its hash, a duplicate elsewhere)
         return _load_failed("the response names a copy of the task's own target file", evidence)
     return data
-
-
-def _sha256(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def _target_digests(spec: dict[str, Any]) -> set[str]:
-    """The content hashes of the task's target: the one it names, and its files' own."""
-    digests = {str(spec["sha256"]).lower()} if "sha256" in spec else set()
-    for file in _target_files(spec):
-        if file is not None and file.is_file() and file.stat().st_size <= MAX_FILE_BYTES:
-            digests.add(_sha256(file.read_bytes()))
-    return digests
 
 
 def _target_files(spec: dict[str, Any]) -> set[Path | None]:

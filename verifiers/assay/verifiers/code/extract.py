@@ -6,7 +6,7 @@ import ast
 import builtins
 import re
 
-from assay.verifiers.code.static import bound_names, parse_module
+from assay.verifiers.code.static import bound_names, defines, parse_module
 
 _OPENER = re.compile(r"([ \t]*)```[ \t]*([^\n`]*)\n")
 _CLOSER = re.compile(r"[ \t]*```[ \t]*\r?\n?")
@@ -91,7 +91,7 @@ def extract_code(text: str, entry_point: str | None = None) -> str:
         return text
     trees = [parse_module(body) for body in python]
     if entry_point:
-        defining = [k for k, tree in enumerate(trees) if _binds(tree, entry_point)]
+        defining = [k for k, tree in enumerate(trees) if defines(tree, entry_point)]
         if defining:
             last = defining[-1]
             return "".join(_with_newline(b) for b in [*_helpers(trees, python, last), python[last]])
@@ -105,14 +105,6 @@ def _with_newline(body: str) -> str:
 
 def _top_level_names(tree: ast.Module) -> set[str]:
     return {name for node in tree.body for name in bound_names(node)}
-
-
-def _binds(tree: ast.Module | None, name: str) -> bool:
-    return tree is not None and any(
-        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        and node.name == name
-        for node in tree.body
-    )
 
 
 def _definitions_only(tree: ast.Module) -> bool:

@@ -96,6 +96,15 @@ def bound_names(node: ast.stmt) -> set[str]:
     return set()
 
 
+def defines(tree: ast.Module | None, name: str) -> bool:
+    """Whether a parsed module defines ``name`` (a function or class) at its top level."""
+    return tree is not None and any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == name
+        for node in tree.body
+    )
+
+
 def syntax_error(code: str) -> str | None:
     """A one-line description of why ``code`` is not valid Python, or ``None`` when it is."""
     result = _parse(code)

@@ -264,11 +264,7 @@ def _bullet_items(source: str) -> list[str]:
 
 def _preferred_figure(found: Located, *, year: bool) -> FinalAnswer | None:
     """The year (``year``) or the cued change figure of the answer's sentence, if another."""
-    source = found.source
-    line_start = source.rfind("\n", 0, found.start) + 1
-    line_end = source.find("\n", found.end)
-    line = source[line_start : len(source) if line_end < 0 else line_end]
-    sentence = last_sentence(drop_asides(line))
+    sentence = last_sentence(drop_asides(_line_of(found)))
     if year:
         clause = main_clause(sentence)
         years = [f for f in scan_numbers(clause).figures if f.role == "year"]

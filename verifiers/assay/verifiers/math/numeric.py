@@ -290,8 +290,10 @@ def rational_difference(gold: Any, answer: Any, symbols: list[Any]) -> Equivalen
 def _not_analytic(expr: Any) -> dict[str, int]:
     """How many distinct applications of each function of :data:`NOT_ANALYTIC` ``expr`` has
     (an answer that adds one more ``\\lfloor`` than the gold has is tested wide too)."""
+    import sympy
+
     try:
-        applied = [type(node).__name__ for node in expr.atoms(_function_class())]
+        applied = [type(node).__name__ for node in expr.atoms(sympy.Function)]
     except sympy_errors():
         return {}
     counts: dict[str, int] = {}
@@ -299,12 +301,6 @@ def _not_analytic(expr: Any) -> dict[str, int]:
         if name in NOT_ANALYTIC:
             counts[name] = counts.get(name, 0) + 1
     return counts
-
-
-def _function_class() -> Any:
-    import sympy
-
-    return sympy.Function
 
 
 def points_key(gold: Any, answer: Any) -> bytes:

@@ -17,8 +17,8 @@ import sys
 import tempfile
 import traceback
 import types
-from collections.abc import Mapping
-from typing import Any, NoReturn
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 from . import codec, framing, privileges
 from .markers import BUILTIN_KEY, FUNCTION_KEY, HANDLE_KEY, ITERATOR_KEY
@@ -203,6 +203,7 @@ def _load_module(
     return module, {"status": "ok"}
 
 
+_T = TypeVar("_T")
 _handles: dict[bytes, object] = {}
 _TOKEN_BYTES = 16
 
@@ -307,16 +308,24 @@ def _item_call(
         stop = isinstance(exc, MemoryError | SystemExit | KeyboardInterrupt)
         return _batch_item({"status": "exception", **_exception_fields(exc, 2000)}), stop
     try:
-        return _batch_item({"status": "ok", "value": value}, limits.max_value_bytes), False
-    except codec.UnencodableError:
-        pass
-    except BaseException as exc:  # too big / deep to encode
+        encoded = _encode_plain(
+            value, lambda v: _batch_item({"status": "ok", "value": v}, limits.max_value_bytes)
+        )
+        return encoded, False
+    except BaseException as exc:  # not plain data (or too big / deep to encode)
         return _batch_item({"status": "unencodable", "emsg": type(exc).__name__}), False
-    try:  # numpy's scalars, as the builtins they stand for
-        plain: Any = _builtin_scalars(value)
-        return _batch_item({"status": "ok", "value": plain}, limits.max_value_bytes), False
-    except BaseException as exc:  # not plain data
-        return _batch_item({"status": "unencodable", "emsg": type(exc).__name__}), False
+
+
+def _encode_plain(value: Any, encode: Callable[[Any], _T]) -> _T:
+    """``encode(value)``; when ``value`` is not plain data, ``encode`` of it with numpy's
+    scalars as builtins (:func:`_builtin_scalars`), and the first refusal if that fails too."""
+    try:
+        return encode(value)
+    except codec.UnencodableError as first:
+        try:
+            return encode(_builtin_scalars(value))
+        except BaseException:
+            raise first from None
 
 
 _NUMPY_SCALARS = {
@@ -403,16 +412,12 @@ def _call(
     except BaseException as exc:
         return _outcome_of(exc, limits)
     try:
-        value = codec.encode(result, max_bytes=limits.max_value_bytes, handles=handles)
+        value = _encode_plain(
+            result, lambda v: codec.encode(v, max_bytes=limits.max_value_bytes, handles=handles)
+        )
         return {"status": "ok", "value": value}
     except codec.UnencodableError as exc:
-        try:  # numpy's scalars, as the builtins they stand for
-            value = codec.encode(
-                _builtin_scalars(result), max_bytes=limits.max_value_bytes, handles=handles
-            )
-            return {"status": "ok", "value": value}
-        except BaseException:
-            return {"status": "unencodable", "emsg": str(exc)[:_MAX_MESSAGE]}
+        return {"status": "unencodable", "emsg": str(exc)[:_MAX_MESSAGE]}
     except BaseException as exc:  # RecursionError or MemoryError while encoding
         return {"status": "unencodable", "emsg": f"{type(exc).__name__} while encoding"}
 
