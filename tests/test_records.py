@@ -47,7 +47,7 @@ def _build(registry: Registry, row: RawRow, **kwargs: Any) -> Record | Result:
         (
             RawRow(10, data={**GOOD, "response": None}),
             "unparsable",
-            "got NoneType",
+            "response is null",
         ),  # empty generation
         (
             RawRow(11, data={**GOOD, "response": "x" * 10_000_001}),

@@ -16,6 +16,7 @@ from assay.errors import AssayError, ConfigError, InputError, UnknownDomainError
 if TYPE_CHECKING:
     from assay.io import ResultWriter
     from assay.report import ColumnCounter, Summary
+    from assay.types import Result
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -344,6 +345,10 @@ def _score(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    clash = _same_file_as_output(args)
+    if clash:
+        print(f"assay: -o {args.output} is {clash}: write the verdicts elsewhere", file=sys.stderr)
+        return EXIT_USAGE
     rows = read_rows(args.input, split=args.split)
     if args.problems:
         from assay.problems import join_problems, read_problems
@@ -380,22 +385,40 @@ def _score(args: argparse.Namespace) -> int:
         connect_timeout_s=args.connect_timeout,
     )
     closed_pipe = False
+    unwritable: OSError | None = None
     with contextlib.closing(scorer):
         try:
             for result in scorer.score_rows(columns, skip_ids=done_ids):
-                writer.write(result)
+                unwritable = _write(writer, result)
+                if unwritable is not None:
+                    break
                 summary.add(result)
                 progress.update()
         except BrokenPipeError:  # `assay score ... | head`: the reader has what it wanted
             closed_pipe = True
         finally:
-            closed_pipe = _close_quietly(writer) or closed_pipe
+            try:
+                closed_pipe = _close_quietly(writer) or closed_pipe
+            except OSError as exc:
+                unwritable = unwritable or exc
             progress.close()
         cache = scorer.cache
         cache_line = f"cache: {cache.hits} hits, {cache.misses} misses" if cache else ""
     if closed_pipe:
         _silence_stdout()
         return EXIT_OK
+    if unwritable is not None:
+        to_stdout = args.output in (None, "-")
+        if to_stdout:
+            _silence_stdout()
+        where = "standard output" if to_stdout else repr(args.output)
+        reason = unwritable.strerror or str(unwritable)
+        print(
+            f"assay: cannot write {where}: {reason} ({summary.total} verdicts were written "
+            "before it failed; the rest are lost)",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
     if not args.quiet:
         skipped = f" ({len(done_ids)} already in {args.output}, skipped)" if done_ids else ""
         print(f"\nscored {summary.total} records{skipped}", file=sys.stderr)
@@ -404,6 +427,43 @@ def _score(args: argparse.Namespace) -> int:
         if cache_line:
             print(cache_line, file=sys.stderr)
     return _error_exit(summary, columns, args)
+
+
+def _write(writer: ResultWriter, result: Result) -> OSError | None:
+    """Write one verdict; the error when the output refuses it (a full disk, a quota)."""
+    try:
+        writer.write(result)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        return exc
+    return None
+
+
+def _same_file_as_output(args: argparse.Namespace) -> str:
+    """What ``-o`` would overwrite that the run reads (the input, --problems), or ``""``.
+
+    Opening the output truncates it before the first row is read, so ``-o IN`` would lose the
+    input and score nothing.
+    """
+    import os
+
+    output = args.output
+    if not output or output == "-" or _is_device(output) or not os.path.exists(output):
+        return ""
+    for name, path in (("the input", args.input), ("the --problems file", args.problems)):
+        if not path or path == "-":
+            continue
+        try:
+            if os.path.samefile(path, output):
+                return name
+            if os.path.isdir(path) and os.path.realpath(output).startswith(
+                os.path.realpath(path) + os.sep
+            ):
+                return f"inside {name} (a saved dataset)"
+        except OSError:
+            continue
+    return ""
 
 
 def _writable_suffix(output: str) -> bool:
@@ -434,8 +494,12 @@ def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush cannot raise again."""
     import os
 
+    try:
+        descriptor = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a real file (captured): its flush cannot raise
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, descriptor)
     os.close(devnull)
 
 
@@ -482,6 +546,8 @@ def _count_rows(source: str) -> int | None:
     path = Path(source)
     if source == "-" or not path.is_file():
         return None
+    if path.suffix.lower() in (".gz", ".bz2", ".xz", ".json", ".csv", ".tsv"):
+        return None  # not one record a line: the bar counts without a total
     if path.suffix.lower() in (".parquet", ".pq"):
         import pyarrow.parquet as pq
 

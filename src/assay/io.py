@@ -42,7 +42,46 @@ def read_rows(source: str | Path | Any, split: str | None = None) -> Iterator[Ra
         raise InputError(f"input {str(path)!r} does not exist")
     if path.suffix.lower() in PARQUET_SUFFIXES:
         return _parquet_rows(path)
+    inner = _inner_suffix(path)
+    if inner in TABLE_SUFFIXES:
+        return _table_rows(path, "\t" if inner == ".tsv" else ",")
+    if inner == ".json":
+        return _json_rows(path)
     return _jsonl_lines(_file_lines(path))
+
+
+TABLE_SUFFIXES = (".csv", ".tsv")
+_COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "lzma"}
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+
+
+def _inner_suffix(path: Path) -> str:
+    """The format suffix of ``data.csv.gz`` (``.csv``), or of ``data.csv``."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED_SUFFIXES:
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def _open_input(path: Path) -> BinaryIO:
+    """The file's bytes, decompressed when it is gzip, bzip2 or xz (by its first bytes).
+
+    Raises:
+        InputError: It cannot be opened.
+    """
+    try:
+        handle = path.open("rb")
+        head = handle.peek(8)[:8] if hasattr(handle, "peek") else b""
+    except OSError as exc:
+        raise InputError(f"cannot read {str(path)!r}: {exc.strerror}") from exc
+    for magic, module in _COMPRESSED.items():
+        if head.startswith(magic):
+            import importlib
+
+            opener: Any = importlib.import_module(module)
+            stream: BinaryIO = opener.open(handle, "rb")
+            return stream
+    return handle
 
 
 def _stdin_lines() -> Iterator[bytes]:
@@ -52,12 +91,62 @@ def _stdin_lines() -> Iterator[bytes]:
 
 
 def _file_lines(path: Path) -> Iterator[bytes]:
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise InputError(f"cannot read {str(path)!r}: {exc.strerror}") from exc
+    handle = _open_input(path)
     with handle:
-        yield from handle
+        try:
+            yield from handle
+        except (OSError, EOFError) as exc:  # a cut or corrupt compressed file
+            raise InputError(f"cannot read {str(path)!r}: {exc}") from exc
+
+
+def _json_rows(path: Path) -> Iterator[RawRow]:
+    """A ``.json`` file: a JSON list of records (SWE-bench's ``predictions.json``), else JSON
+    lines (what many ``.json`` datasets hold, and what a one-object file is)."""
+    handle = _open_input(path)
+    with handle:
+        try:
+            data = handle.read()
+        except (OSError, EOFError) as exc:
+            raise InputError(f"cannot read {str(path)!r}: {exc}") from exc
+    if data.lstrip()[:1] == b"[":
+        try:
+            rows = safejson.loads(data.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            rows = None  # not one list: read as lines, each line's problem its own verdict
+        if isinstance(rows, list):
+            return (RawRow(number, data=row) for number, row in enumerate(rows, start=1))
+    return _jsonl_lines(data.splitlines(keepends=True))
+
+
+def _table_rows(path: Path, delimiter: str) -> Iterator[RawRow]:
+    """CSV / TSV with a header line: one record per row, every value a string; an empty
+    cell is a field the row does not have (as an Arrow null is)."""
+    import csv
+    import io
+
+    csv.field_size_limit(64 * 1024 * 1024)
+    handle = _open_input(path)
+    with handle:
+        text = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="strict", newline="")
+        reader = csv.DictReader(text, delimiter=delimiter)
+        number = 0
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as exc:
+                raise InputError(f"cannot read {str(path)!r}: not UTF-8 ({exc.reason})") from exc
+            except csv.Error as exc:
+                number += 1
+                yield RawRow(number, problem=f"malformed {path.suffix} row: {exc}")
+                continue
+            number += 1
+            extra = row.pop(None, None)
+            if extra:
+                yield RawRow(number, problem=f"{len(extra)} more cells than the header names")
+                continue
+            yield RawRow(number, data={k: v for k, v in row.items() if k and v not in ("", None)})
 
 
 def _jsonl_lines(lines: Iterable[bytes]) -> Iterator[RawRow]:
@@ -109,8 +198,10 @@ def _dataset_rows(dataset: Any, split: str | None) -> Iterator[RawRow]:
         splits = list(dataset.keys())
         if split is None and len(splits) == 1:
             split = splits[0]
-        if split not in splits:
+        if split is None:
             raise InputError(f"choose a split with --split; the dataset has {', '.join(splits)}")
+        if split not in splits:
+            raise InputError(f"the dataset has no split {split!r}; it has {', '.join(splits)}")
         dataset = dataset[split]
     if not hasattr(dataset, "column_names"):
         raise InputError(f"cannot read rows from {type(dataset).__name__}")

@@ -93,6 +93,7 @@ def join_problems(
         if problem is None:
             names = "/".join(PROBLEM_KEYS)
             why = f"no {names}" if key is None else f"task {key!r} is not in"
-            yield RawRow(row.position, problem=f"{why} --problems {source}", raw_text=row.raw_text)
+            refused = f"{why} --problems {source}"  # the row's own id and group still hold
+            yield RawRow(row.position, data=row.data, problem=refused, raw_text=row.raw_text)
             continue
         yield RawRow(row.position, data={**problem, **row.data}, raw_text=row.raw_text)

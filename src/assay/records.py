@@ -113,11 +113,20 @@ def lookup(data: Mapping[str, Any], path: str) -> Any:
     for part in path.split("."):
         if isinstance(node, Mapping) and part in node:
             node = node[part]
-        elif isinstance(node, list | tuple) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
+        elif isinstance(node, list | tuple) and _index(part, len(node)) is not None:
+            node = node[_index(part, len(node))]  # type: ignore[index]
         else:
             return MISSING
     return MISSING if node is None else node
+
+
+def _index(part: str, length: int) -> int | None:
+    """A path part as a list index: ``0``, ``2``, or from the end, ``-1`` (the last item)."""
+    digits = part[1:] if part.startswith("-") else part
+    if not digits.isdigit() or len(digits) > 9:
+        return None
+    index = int(part)
+    return index if -length <= index < length else None
 
 
 def bad_row(row_id: str, domain: str, message: str, *, unparsable: bool = False) -> Result:
@@ -155,7 +164,8 @@ class RecordBuilder:
         ``<id>#<k>``, ``k`` counting from 0.
         """
         data = row.data
-        samples = _samples(data, self.fields) if isinstance(data, Mapping) else None
+        readable = isinstance(data, Mapping) and row.problem is None
+        samples = _samples(data, self.fields) if readable else None
         if samples is None:
             yield self.build(row)
             return
@@ -179,12 +189,17 @@ class RecordBuilder:
         """
         if row.data is None:
             return bad_row(fallback_id(row), "", f"line {row.position}: {row.problem}")
+        if row.problem is not None and isinstance(row.data, Mapping):
+            return self._refused(row)  # read, but refused (a task --problems does not have)
         if not isinstance(row.data, Mapping):
             kind = type(row.data).__name__
             return bad_row(
                 fallback_id(row), "", f"row {row.position}: expected an object, got {kind}"
             )
         data: Mapping[str, Any] = _bfcl_row(row.data)
+        id_problem = _id_problem(data, self.fields.id)
+        if id_problem is not None:
+            return bad_row(fallback_id(row), str(data.get("domain") or ""), id_problem)
         raw_id, problem_key = _row_id(data, row, self.fields.id)
         if not problem_key and not self.fields.id and self._is_task_row(data):
             problem_key = True  # a benchmark's own row: its id is the task's, shared by samples
@@ -238,7 +253,11 @@ class RecordBuilder:
             response, steps = chat.text, steps or chat.steps
         if not isinstance(response, str):
             kind = type(response).__name__
-            message = f"response must be a string or chat messages, got {kind}"
+            message = (
+                "response is null (an empty generation)"
+                if response is None
+                else f"response must be a string or chat messages, got {kind}"
+            )
             return _with_meta(bad_row(row_id, domain, message, unparsable=True), group, meta)
         if len(response) > self.max_response_chars:
             message = (
@@ -261,6 +280,17 @@ class RecordBuilder:
             steps=tuple(dict(s) for s in steps),
             meta=meta,
         )
+
+    def _refused(self, row: RawRow) -> Result:
+        """The verdict of a row that was read but cannot be scored, under the row's own id."""
+        data: Mapping[str, Any] = row.data
+        row_id, problem_key = _row_id(data, row, self.fields.id)
+        row_id = clean_text(row_id)
+        if row_id in self._seen and (problem_key or data.get("group") is not None):
+            row_id = self._numbered(row_id)
+        self._seen.add(row_id)
+        domain = data.get("domain") or self.default_domain or ""
+        return bad_row(row_id, str(domain), f"line {row.position}: {row.problem}")
 
     def _numbered(self, row_id: str) -> str:
         k = 1
@@ -301,9 +331,14 @@ class RecordBuilder:
         return reference
 
     def _domain(self, data: Mapping[str, Any]) -> str | Result:
+        source = data.get("data_source")
+        if not data.get("domain") and isinstance(source, str) and self.default_domain:
+            try:
+                self.registry.resolve(source)
+            except UnknownDomainError:  # a verl set of the user's own, which no domain
+                source = None  # claims: --domain names it
         named = (
-            data.get("domain") or data.get("data_source") or self.default_domain
-            or native_domain(data)
+            data.get("domain") or source or self.default_domain or native_domain(data)
         )  # fmt: skip
         if not named:
             known = ", ".join(self.registry.names())
@@ -380,14 +415,43 @@ def _samples(data: Mapping[str, Any], fields: FieldMap) -> list[Any] | None:
         value = value.tolist()
     if not isinstance(value, list | tuple) or not value or is_chat(value):
         return None
-    if all(isinstance(v, str) or (is_chat(v) and not isinstance(v, Mapping)) for v in value):
+    texts = [v is not None for v in value]  # a null sample (an empty generation) is its own
+    if any(texts) and all(
+        v is None or isinstance(v, str) or (is_chat(v) and not isinstance(v, Mapping))
+        for v in value
+    ):
         return list(value)
     return None
 
 
 def _id_text(value: Any) -> str | None:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # an integer id column with gaps, as pandas stores it
     if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
         return str(value)
+    return None
+
+
+def _id_problem(data: Mapping[str, Any], path: str | None) -> str | None:
+    """Why the row's id cannot be used: ``--id-field`` missing, or an id that is no id.
+
+    An id that is there but is not a string or an integer (a list, an object, ``true``,
+    ``1.5``) is refused rather than replaced by ``line-<n>``, which could be another
+    row's real id; a row that has no id gets ``line-<n>`` (docs/formats.md).
+    """
+    if path:
+        value = lookup(data, path)
+        if value is MISSING:
+            return f"missing field {path!r} (--id-field)"
+        where = f"field {path!r} (--id-field)"
+    else:
+        value = data.get("id", MISSING)
+        if value is MISSING or value is None or value == "":
+            return None  # no id (an empty cell is none): the row gets line-<n>
+        where = "field 'id'"
+    if _id_text(value) is None:
+        shown = type(value).__name__ if not isinstance(value, str | float) else repr(value)
+        return f"{where} must be a non-empty string or an integer, got {shown}"
     return None
 
 

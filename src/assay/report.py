@@ -132,7 +132,11 @@ _REFERENCEISH = ("ground_truth", "answer", "solution", "gold", "target", "label"
                  "truth", "test")  # fmt: skip
 """Parts of the names of the columns sets keep their references in (``final_answer``,
 ``expected_answer``, ``test_list``)."""
-FIELD_OPTIONS = {"response": "--response-field", "reference": "--reference-field"}
+FIELD_OPTIONS = {
+    "response": "--response-field",
+    "reference": "--reference-field",
+    "id": "--id-field",
+}
 """The option that names each field a record needs."""
 
 
@@ -145,6 +149,10 @@ class ColumnCounter:
         self.columns: Counter[str] = Counter()
         self.paths: Counter[str] = Counter()
         """Dotted paths into nested columns (``data.ans``), for a dotted field that is missing."""
+        self.texts: Counter[str] = Counter()
+        """The columns and paths whose value is text (what a response can be read from)."""
+        self.objects: set[str] = set()
+        """The columns and paths whose value is an object (a struct column)."""
 
     def __iter__(self) -> Iterator[RawRow]:
         for row in self._rows:
@@ -161,8 +169,20 @@ class ColumnCounter:
             name = prefix + key
             if name in counter or len(counter) < self._most:
                 counter[name] += 1
+                if isinstance(value, str) and (name in self.texts or len(self.texts) < self._most):
+                    self.texts[name] += 1
+                if isinstance(value, Mapping):
+                    self.objects.add(name)
             if depth and isinstance(value, Mapping):
                 self._count(value, name + ".", depth - 1)
+
+    def _text_under(self, name: str) -> list[str]:
+        """``name`` if it holds text, else the text paths inside it (``output`` -> ``output.text``),
+        most frequent first: a response field must name text, not an object."""
+        if name in self.texts or name not in self.objects:
+            return [name]
+        inside = [p for p in self.texts if p.startswith(name + ".")]
+        return sorted(inside, key=lambda p: -self.texts[p])
 
     def hint(self, summary: Summary) -> str | None:
         """For a field missing from every record: the columns that are there, nearest first."""
@@ -179,6 +199,7 @@ class ColumnCounter:
             close += difflib.get_close_matches(missing, names, n=3, cutoff=0.4)
             if missing == "response":
                 close += [n for n in names if n in RESPONSE_KEYS or any(w in n for w in _ANSWERISH)]
+                close = [t for n in close for t in self._text_under(n)]
             if missing == "reference":  # a set's own answer column first, never the response
                 close = [n for n in names if any(w in n.lower() for w in _REFERENCEISH)] + close
                 close = [n for n in close if n not in RESPONSE_KEYS]

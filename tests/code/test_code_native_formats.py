@@ -219,12 +219,30 @@ MBPP = [
         "test_list": ["assert math.isclose(mean([1, 2, 3]), 2.0)"],
         "test_imports": ["import math"],
     },
+    # exports that import the answer's own module first (`from solution import *` in the
+    # imports, `import solution` in the setup): that module is the candidate (was a masked
+    # `error`: no module `solution` on the trusted side)
+    {
+        "task_id": 9003,
+        "code": "def add(a, b):\n    return a + b",
+        "test_list": ["assert add(1, 2) == 3", "assert add(2, 2) == 4"],
+        "test_imports": ["from solution import *", "import math"],
+    },
+    {
+        "task_id": 9004,
+        "code": "def sq(x):\n    return x * x",
+        "test_list": ["assert sq(K) == 9", "assert sq(2) == 4"],
+        "test_setup_code": "import os, solution\nK = 3",
+        "challenge_test_list": [],
+    },
 ]
 MBPP_MUTANTS = [
     "def is_not_prime(n):\n    return n % 2 == 0",  # wrong for 2 and 35: 1 of 3
     "import heapq as hq\ndef heap_queue_largest(nums, n):\n    return hq.nlargest(n + 1, nums)",
     "import math\ndef circle_area(r):\n    return math.pi * r * 2",  # right at r=2 only
     "def mean(xs):\n    return sum(xs) / (len(xs) + 1)",
+    "def add(a, b):\n    return a * b",  # right at (2, 2) only
+    "def sq(x):\n    return x + x",  # right at 2 only
 ]
 
 
@@ -236,11 +254,13 @@ def test_mbpp_rows_as_published(code_scorer: Scorer) -> None:
     ]
     results = score(code_scorer, rows)
     statuses = [(r.status.value, round(r.score, 3)) for r in results]
-    assert statuses == [("correct", 1.0)] * 4 + [
+    assert statuses == [("correct", 1.0)] * 6 + [
         ("partial", 0.333),
         ("incorrect", 0.0),
         ("partial", 0.5),
         ("incorrect", 0.0),
+        ("partial", 0.5),
+        ("partial", 0.5),
     ]
 
 

@@ -270,7 +270,7 @@ def _mbpp(reference: Mapping[str, Any]) -> dict[str, Any]:
     setup = reference.get("test_setup_code") or ""
     if not isinstance(setup, str):
         raise MalformedTaskError("MBPP test_setup_code must be Python source text")
-    prelude = "\n".join([*imports, setup]).strip()
+    prelude = _without_solution_imports("\n".join([*imports, setup]).strip())
     body = "\n".join(textwrap.indent(t.strip(), "    ") for t in tests)
     source = f"{prelude}\n\n\ndef check(candidate):\n{body}\n"
     entry = reference.get("entry_point")
@@ -281,6 +281,30 @@ def _mbpp(reference: Mapping[str, Any]) -> dict[str, Any]:
         source = _evalplus_check(plus, prelude)
     # MBPP's harness runs one program, imports and setup code first: the answer sees them too
     return {**_options(reference), "tests": source, "entry_point": entry, "preamble": prelude}
+
+
+def _without_solution_imports(prelude: str) -> str:
+    """The prelude less its imports of the answer's own module (``from solution import *``,
+    ``import solution``), which some MBPP exports put first: the entry point's name already
+    means the candidate, and no module ``solution`` exists on the trusted side."""
+    if "solution" not in prelude:
+        return prelude
+    tree = parse_module(prelude)
+    if tree is None:
+        return prelude
+    kept: list[ast.stmt] = []
+    changed = False
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "solution" and not node.level:
+            changed = True
+            continue
+        if isinstance(node, ast.Import) and any(a.name == "solution" for a in node.names):
+            changed = True
+            node.names = [a for a in node.names if a.name != "solution"]
+            if not node.names:
+                continue
+        kept.append(node)
+    return ast.unparse(ast.Module(body=kept, type_ignores=[])) if changed else prelude
 
 
 def _evalplus_check(test: str, prelude: str) -> str:
