@@ -264,6 +264,15 @@ def test_mbpp_rows_as_published(code_scorer: Scorer) -> None:
     ]
 
 
+@pytest.mark.parametrize("row", MBPP[4:], ids=lambda r: str(r["task_id"]))
+def test_the_answers_module_is_dropped_every_time_a_row_is_read(row: dict[str, Any]) -> None:
+    # the parsed prelude is cached and shared: dropping `solution` must not change it, or the
+    # second read of the same row (a mutant of the same task) kept `import os, solution`
+    first, again = from_native(row), from_native(dict(row))
+    assert first["preamble"] == again["preamble"]
+    assert "solution" not in first["preamble"] and "solution" not in first["tests"]
+
+
 def lcb_compress(cases: list[dict[str, str]]) -> str:
     """LiveCodeBench's private_test_cases encoding: base64(zlib(pickle(json string)))."""
     return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases)))).decode()

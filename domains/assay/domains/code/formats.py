@@ -300,9 +300,11 @@ def _without_solution_imports(prelude: str) -> str:
             continue
         if isinstance(node, ast.Import) and any(a.name == "solution" for a in node.names):
             changed = True
-            node.names = [a for a in node.names if a.name != "solution"]
-            if not node.names:
-                continue
+            # a new node: the parsed tree is shared (cached) and must not change
+            names = [a for a in node.names if a.name != "solution"]
+            if names:
+                kept.append(ast.Import(names=names))
+            continue
         kept.append(node)
     return ast.unparse(ast.Module(body=kept, type_ignores=[])) if changed else prelude
 
