@@ -54,7 +54,8 @@ def command_lines(block: Block) -> list[str]:
 @dataclass(frozen=True)
 class OpenRLHFRecipe:
     token: str  # what the recipe's export line printed
-    serve: list[str]  # its `assay serve` words, port and workers set for this machine
+    serve: list[str]  # its `assay serve` words, port and workers set for this machine (the
+    # token is not among them: the server reads $ASSAY_TOKEN, which the export line set)
     train_flags: list[str]  # the words of its train_ppo_ray line
 
 
@@ -70,7 +71,7 @@ def openrlhf_recipe() -> OpenRLHFRecipe:
         env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
     ).stdout
     (serve,) = [line for line in lines if line.startswith("assay serve")]
-    words = shlex.split(serve.rstrip("& ").replace('"$ASSAY_TOKEN"', shlex.quote(token)))
+    words = shlex.split(serve.split("&", 1)[0])
     # a fixed port can be taken and 8 workers do not fit this machine's 2 cores
     words[words.index("--port") + 1] = "0"
     words[words.index("--workers") + 1] = "1"

@@ -99,22 +99,18 @@ CASES: list[tuple[str, str, str, Any, str, float]] = [
      "<think>\n48 + 24 = 72, so \\boxed{72}.\n</think>\n\nI am not sure.", "72", "unparsable", 0.0),
 ]  # fmt: skip
 
-BEFORE_THE_RULE = {
-    # what assay answered before it read the thinking apart from the answer (7 of 18 wrong)
+WRONG_BEFORE_THE_RULE = {
+    # what assay answered wrong before it read the thinking apart from the answer (7 of 18)
     "code-draft-fenced-final-unfenced", "code-cut-off-while-thinking", "mesh-ply-after-thinking",
     "mesh-off-after-thinking", "mesh-stl-after-thinking", "agent-calls-after-thinking",
     "agent-draft-call-in-thinking",
 }  # fmt: skip
+assert {case[0] for case in CASES} >= WRONG_BEFORE_THE_RULE
 
 
 @pytest.mark.parametrize(
     "case",
-    [
-        pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="before the rule"))
-        if case[0] in BEFORE_THE_RULE
-        else case
-        for case in CASES
-    ],
+    CASES,
     ids=[case[0] for case in CASES],
 )
 def test_only_what_follows_the_thinking_is_the_answer(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -244,8 +245,14 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
-    serve.add_argument(
-        "--token", help="require 'Authorization: Bearer TOKEN' or the path /t/TOKEN/get_reward"
+    secret = serve.add_mutually_exclusive_group()
+    secret.add_argument(
+        "--token",
+        help="require 'Authorization: Bearer TOKEN' or the path /t/TOKEN/get_reward (visible "
+        "to other users in the process list: prefer $ASSAY_TOKEN or --token-file)",
+    )
+    secret.add_argument(
+        "--token-file", type=Path, help="read the token from the first line of FILE"
     )
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     serve.add_argument(
@@ -255,7 +262,11 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--max-body-mb", type=float, default=8.0, help="largest request body in MB (default 8)"
     )
     serve.add_argument(
-        "--queue", type=int, default=64, help="most requests admitted at once (default 64)"
+        "--queue",
+        type=int,
+        default=4096,
+        help="most requests admitted at once, 503 beyond (default 4096: more than the samples "
+        "an OpenRLHF rollout has in flight, each its own request)",
     )
     serve.add_argument(
         "--domain", default="math", help="domain of OpenRLHF labels that name none (default math)"
@@ -603,10 +614,14 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    token, problem = _serve_token(args)
+    if problem is not None:
+        print(f"assay: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     config = ServeConfig(
         host=args.host,
         port=args.port,
-        token=args.token,
+        token=token,
         workers=args.workers,
         max_batch=args.max_batch,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
@@ -621,6 +636,27 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"assay: cannot serve on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return EXIT_FAILURE
     return EXIT_OK
+
+
+TOKEN_ENV = "ASSAY_TOKEN"
+"""Where ``assay serve`` takes its token from when neither ``--token`` nor ``--token-file`` is
+given: an environment variable, unlike an argument, is not in the process list."""
+
+
+def _serve_token(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The server's token (``--token``, ``--token-file`` or ``$ASSAY_TOKEN``) or a problem."""
+    if args.token_file is not None:
+        try:
+            lines = args.token_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            return None, f"cannot read --token-file {args.token_file}: {exc}"
+        token = lines[0].strip() if lines else ""
+        if not token:
+            return None, f"--token-file {args.token_file} holds no token on its first line"
+        return token, None
+    if args.token is not None:
+        return (args.token, None) if args.token else (None, "--token is empty")
+    return os.environ.get(TOKEN_ENV) or None, None
 
 
 def _domains(args: argparse.Namespace) -> int:

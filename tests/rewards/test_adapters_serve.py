@@ -287,3 +287,76 @@ def test_cli_serve_subprocess() -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def _serve_with(tmp_path: Path, extra: list[str], env: dict[str, str]) -> tuple[int, int, int]:
+    """``assay serve`` with ``extra`` and ``env``: (status without a token, with, exit code)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assay.cli", "serve", "--port", "0", "--workers", "1", *extra],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in {**os.environ, **env}.items() if v},
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        if "listening on" not in line:
+            return 0, 0, process.wait(timeout=60)
+        port = int(line.rsplit(":", 1)[1])
+        body = {"query": ["\\boxed{9}"], "labels": ["9"]}
+        without = _post(port, "/get_reward", body)[0]
+        with_token = _post(port, "/t/s3cret-tok/get_reward", body)[0]
+        process.send_signal(signal.SIGTERM)
+        return without, with_token, process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.parametrize(
+    ("extra", "env", "file_text", "expected"),
+    [
+        # the token from the environment or a file, never from the process list
+        ([], {"ASSAY_TOKEN": "s3cret-tok"}, None, (401, 200, 0)),
+        (["--token-file", "{file}"], {"ASSAY_TOKEN": ""}, "s3cret-tok\n", (401, 200, 0)),
+        # --token-file wins over the environment
+        (["--token-file", "{file}"], {"ASSAY_TOKEN": "other"}, "s3cret-tok\n", (401, 200, 0)),
+        (["--token", "s3cret-tok"], {"ASSAY_TOKEN": ""}, None, (401, 200, 0)),
+        ([], {"ASSAY_TOKEN": ""}, None, (200, 200, 0)),  # no token anywhere: open
+        (["--token-file", "{file}"], {}, "\n", (0, 0, 2)),  # an empty file is refused
+        (["--token-file", "{file}.missing"], {}, None, (0, 0, 2)),
+        (["--token", ""], {}, None, (0, 0, 2)),
+    ],
+)
+def test_serve_token_sources(
+    tmp_path: Path,
+    extra: list[str],
+    env: dict[str, str],
+    file_text: str | None,
+    expected: tuple[int, int, int],
+) -> None:
+    file = tmp_path / "token"
+    if file_text is not None:
+        file.write_text(file_text)
+    args = [a.replace("{file}", str(file)) for a in extra]
+    assert _serve_with(tmp_path, args, env) == expected
+
+
+def test_a_body_over_the_limit_is_answered_413_to_a_client_that_writes_it_all_first(
+    server: RewardServer,
+) -> None:
+    # urllib sends the whole body before it reads: a server that answered and closed with the
+    # body unread reset the connection, and the client saw ConnectionResetError, not the 413
+    import urllib.error
+    import urllib.request
+
+    body = b" " * (4 * 1024 * 1024)  # more than the socket buffers hold
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/verify", data=body, method="POST",
+        headers={"Content-Type": "application/json"},
+    )  # fmt: skip
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 413
+    assert "over the limit" in json.loads(refused.value.read())["error"]

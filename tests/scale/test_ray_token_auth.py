@@ -81,14 +81,14 @@ class _Head:
         return home
 
 
-@pytest.fixture(scope="module")
-def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
-    root = tmp_path_factory.mktemp("ray-auth")
-    token = secrets.token_hex(24)
-    (root / "token").write_text(token)
+@contextlib.contextmanager
+def _started_head(root: Path, token: str | None) -> Iterator[_Head]:
+    """A ``ray start --head --block`` head: with token auth on when ``token`` is given."""
     port, agent_port = _free_ports(2)
     env = _clean_env(root / "head-home")
-    env.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(root / "token")})
+    if token is not None:
+        (root / "token").write_text(token)
+        env.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(root / "token")})
     # Ray's socket paths live under its temp dir and must fit AF_UNIX's 107 bytes: a short
     # one of its own, not the test's (a deeper --basetemp, or pytest-xdist's, pushed them past)
     short = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
@@ -122,7 +122,7 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"ray head did not start: {(root / 'head.log').read_text()}")
                 time.sleep(0.5)
-        yield _Head(port, token, root)
+        yield _Head(port, token or "", root)
     finally:
         # ray start --block stops what it started on SIGTERM, slowly on a loaded machine; its
         # processes share its process group, which is killed after a short grace
@@ -138,8 +138,21 @@ def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
         shutil.rmtree(short, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
+    with _started_head(tmp_path_factory.mktemp("ray-auth"), secrets.token_hex(24)) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def open_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Head]:
+    """A head without token auth (Ray's default before 2.5x, and clusters that keep it off)."""
+    with _started_head(tmp_path_factory.mktemp("ray-open"), None) as started:
+        yield started
+
+
 def _score(head: _Head, home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    records = head.root / "records.jsonl"
+    records = home / "records.jsonl"
     records.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
     command = [sys.executable, "-m", "assay.cli", "score", str(records), "--backend", "ray"]
     command += ["--address", f"127.0.0.1:{head.port}", "--workers", "1", "--actors", "1"]
@@ -174,6 +187,43 @@ def test_refused_token_is_a_clear_error(
     assert "assay: cannot join the Ray cluster at 127.0.0.1:" in done.stderr
     assert says in done.stderr
     assert "RAY_AUTH_TOKEN" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("token", [None, "0" * 48], ids=["no-token", "stray-token"])
+def test_a_head_without_token_auth_is_joined_whatever_token_this_process_has(
+    open_head: _Head, token: str | None
+) -> None:
+    # a ~/.ray/auth_token left from another cluster must not switch token mode on: against a
+    # head without it, the join worked and every actor died (all 'error', exit 6)
+    done = _score(open_head, open_head.client_home(f"open-{token is None}", token))
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdicts = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(v["id"], v["status"]) for v in verdicts] == [("a", "correct"), ("b", "incorrect")]
+
+
+def test_a_service_that_is_not_ray_is_named_as_such(tmp_path: Path) -> None:
+    # an HTTP server where the GCS should be (the dashboard's port, a typo): not a token problem
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().split("port ")[1].split(" ")[0])
+        head = _Head(port, "", tmp_path)
+        started = time.monotonic()
+        done = _score(head, head.client_home("not-ray", "0" * 48), "--connect-timeout", "3")
+        assert time.monotonic() - started < 60
+    finally:
+        server.kill()
+        server.wait()
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "is not a Ray head's GCS" in done.stderr, done.stderr[-2000:]
+    assert "token" not in done.stderr.split("assay: ", 1)[1].split(".", 1)[0]
     assert "Traceback" not in done.stderr
 
 

@@ -17,6 +17,7 @@ import importlib
 import logging
 import os
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -414,10 +415,16 @@ def _init_ray(address: str | None, connect_timeout_s: float = 30.0) -> None:
     if target is not None:
         check_reachable(address, *target, timeout_s=connect_timeout_s)
     token = token_source()
-    if token is not None and AUTH_MODE not in os.environ:
+    if AUTH_MODE not in os.environ:
         # Ray turns token auth on by itself only for a local cluster it finds ("auto"); with an
-        # explicit address it would connect without the token and be refused
-        _refresh_ray_auth()
+        # explicit address it would connect without the token and be refused. Token mode
+        # against a cluster without it is worse: the join works and every actor dies (the
+        # head cannot call back a driver that wants tokens). So the head is asked first.
+        needs = _needs_token(address, connect_timeout_s)
+        if needs and token is None:
+            raise ConfigError(connect_failure(address, TokenRequiredError(), None))
+        if needs:
+            _refresh_ray_auth()
     previous = os.environ.get(GCS_WAIT)
     if previous is None:
         os.environ[GCS_WAIT] = str(max(1, int(connect_timeout_s)))
@@ -428,6 +435,60 @@ def _init_ray(address: str | None, connect_timeout_s: float = 30.0) -> None:
     finally:
         if previous is None:
             os.environ.pop(GCS_WAIT, None)
+
+
+class TokenRequiredError(Exception):
+    """The head refused a request without a token (what :func:`_needs_token` found)."""
+
+    def __str__(self) -> str:
+        return "the head requires token auth (RAY_AUTH_MODE=token on the cluster)"
+
+
+PROBE = """
+import sys
+from ray._raylet import InnerGcsClient
+from ray.exceptions import AuthenticationError
+try:
+    InnerGcsClient.standalone(sys.argv[1], None, int(sys.argv[2]))
+except AuthenticationError:
+    print("token")
+except Exception as exc:
+    print("other", type(exc).__name__, str(exc)[:300])
+else:
+    print("open")
+"""
+"""Asks the GCS at an address for its cluster id without a token, in a process of its own
+(Ray reads its settings once per process; this one's stay as they were)."""
+
+
+def _needs_token(address: str, timeout_s: float) -> bool:
+    """Whether the Ray head at ``address`` refuses requests without a token.
+
+    ``ray://`` (the Ray Client server) and ``auto`` / ``local`` are not asked: for those, a
+    token this process has means token mode, as before. Raises :class:`ConfigError` when what
+    answers at the address is not a Ray head (its GCS port).
+    """
+    if address in ("auto", "local") or address.startswith("ray://"):
+        return token_source() is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env["RAY_gcs_rpc_server_connect_timeout_s"] = str(max(1, int(timeout_s / 3)))
+    command = [sys.executable, "-c", PROBE, address, str(int(timeout_s * 1000))]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True,
+                              timeout=timeout_s + 15, check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        answer = ["other", f"no answer within {timeout_s:g} s"]
+    else:
+        answer = (done.stdout.strip().splitlines() or [f"other probe exit {done.returncode}"])[
+            -1
+        ].split(" ", 2)
+    if answer[0] in ("token", "open"):
+        return answer[0] == "token"
+    raise ConfigError(
+        f"cannot join the Ray cluster at {address}: what answers there is not a Ray head's GCS "
+        f"({' '.join(answer[1:])}). Give the head's GCS address (HOST:6379 by default, as "
+        "`ray start --head` prints it), or ray://HOST:10001 for the Ray Client server"
+    )
 
 
 def gcs_target(address: str) -> tuple[str, int] | None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from assay.boundary import run_verifier
 from assay.cache import VerdictCache, cache_key
+from assay.decoding import decoded
 from assay.errors import RegistryError
 from assay.pool import Job, PoolConfig, WorkerPool
 from assay.registry import Registry, default_registry
@@ -77,6 +78,7 @@ class Scheduler:
         if isinstance(item, Result):
             self._done.append((ticket, item))
             return
+        item = decoded(item)  # the end tokens a decoder left are off before any verifier reads it
         try:
             entry = self.registry.entry(item.domain)
         except RegistryError as exc:  # e.g. a plugin the driver has and this node lacks

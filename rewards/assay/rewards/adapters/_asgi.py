@@ -331,7 +331,7 @@ def build_app(core: ServeCore) -> Starlette:
                 path = "/" + request.path_params.get("endpoint", "")
             return _json(200, await core.answer(path, body))
         except RequestError as exc:
-            return _json(exc.status, {"error": str(exc)}, close=exc.status == 408)
+            return _json(exc.status, {"error": str(exc)}, close=exc.status in (408, 413))
         except ClientDisconnect:  # nobody is left to answer; nothing to log
             return Response(status_code=400)
 
@@ -376,13 +376,29 @@ async def _read_body(request: Request, core: ServeCore) -> bytes:
         raise RequestError(400, "bad Content-Length header") from None
     if length < 0:
         raise RequestError(400, "bad Content-Length header")
-    if length > limit:
-        raise RequestError(413, f"body of {length} bytes is over the limit of {limit}")
     timeout = core.config.read_timeout_s
+    if length > limit:
+        # read what was sent before answering: a client that writes its whole body first
+        # (urllib, requests) would else see the connection reset instead of this answer
+        if length <= max(DRAIN_FACTOR * limit, DRAIN_BYTES):
+            with contextlib.suppress(TimeoutError, ClientDisconnect):
+                await asyncio.wait_for(_discard(request), timeout)
+        raise RequestError(413, f"body of {length} bytes is over the limit of {limit}")
     try:
         return await asyncio.wait_for(request.body(), timeout)
     except TimeoutError:
         raise RequestError(408, f"request body not received within {timeout:g} s") from None
+
+
+DRAIN_FACTOR = 8
+DRAIN_BYTES = 64 * 1024 * 1024
+"""A body over the limit is read (and dropped) before the 413 up to 8 times the limit or
+64 MiB, whichever is more; a bigger one is answered at once and its connection closed."""
+
+
+async def _discard(request: Request) -> None:
+    async for _chunk in request.stream():
+        pass
 
 
 async def _refuse_while_draining(request: Request, core: ServeCore) -> Response:

@@ -63,7 +63,9 @@ class ServeConfig:
         workers: Worker processes of the warm pool.
         max_batch: Most items in one request (400 beyond).
         max_body_bytes: Largest request body (413 beyond).
-        queue: Most requests admitted at once (503 beyond).
+        queue: Most requests admitted at once (503 beyond). OpenRLHF posts one request per
+            finished sample and gives up on it after 5 tries a second apart, so this must
+            exceed the samples a rollout has in flight (rollout batch x samples per prompt).
         domain: Domain of OpenRLHF items whose label names none.
         timeout_s: Hard per-item limit; ``None`` uses each verifier's default.
         read_timeout_s: A request's head, and then its body, must arrive within this many
@@ -78,7 +80,7 @@ class ServeConfig:
     workers: int = 2
     max_batch: int = 256
     max_body_bytes: int = 8 * 1024 * 1024
-    queue: int = 64
+    queue: int = 4096
     domain: str = "math"
     timeout_s: float | None = None
     read_timeout_s: float = 30.0
@@ -347,7 +349,7 @@ def verify_rows(body: Any) -> tuple[list[Any], bool]:
 def _openrlhf_row(
     index: int, query: str, prompt: str | None, label: Any, config: ServeConfig
 ) -> dict[str, Any]:
-    response = query[len(prompt) :] if prompt is not None and query.startswith(prompt) else query
+    response = query if prompt is None else response_of(query, prompt)
     domain, reference = config.domain, label
     if isinstance(label, str) and label.lstrip().startswith("{"):
         with contextlib.suppress(ValueError, RecursionError):
@@ -364,6 +366,48 @@ def _openrlhf_row(
     if prompt is not None:
         row["prompt"] = prompt
     return row
+
+
+ANCHOR_CHARS = 8
+"""How much of the prompt's end is looked for in a query that does not start with all of it
+(each place found is then checked against the whole prompt)."""
+ANCHOR_TRIES = 64
+
+
+def response_of(query: str, prompt: str) -> str:
+    """The response in OpenRLHF's ``query``: what follows ``prompt`` in it.
+
+    ``query`` is the decode of prompt and response token ids. It starts with ``prompt``
+    unless OpenRLHF cut a long prompt from the left to leave room for the generation (it
+    keeps the prompt's last tokens and still sends the whole ``prompts[i]``), or the decode
+    did not give back the prompt's first characters exactly (a byte-level token cut in two).
+    Then the prompt's end is found in the query's first ``len(prompt)`` characters, as the last
+    place where the query so far is the end of the prompt (up to 3 characters of a cut token
+    at the start): scoring the whole query would read the prompt's worked examples as the
+    answer. A query in which the prompt's end is nowhere is scored whole.
+
+    Example:
+        >>> response_of("Q: 2+2? A: 4", "Q: 2+2? A:")
+        ' 4'
+        >>> response_of("s 2. Q: 2+2? A: 4", "Example: 1+1 is 2. Q: 2+2? A:")  # cut from the left
+        ' 4'
+    """
+    if query.startswith(prompt):
+        return query[len(prompt) :]
+    anchor = prompt[-ANCHOR_CHARS:]
+    if not anchor:
+        return query
+    window = query[: len(prompt) + 3]
+    end = window.rfind(anchor)
+    for _ in range(ANCHOR_TRIES):
+        if end < 0:
+            break
+        stop = end + len(anchor)
+        for skip in range(4):
+            if stop - skip > 0 and prompt.endswith(query[skip:stop]):
+                return query[stop:]
+        end = window.rfind(anchor, 0, stop - 1)
+    return query
 
 
 def _string_list(body: Mapping[str, Any], key: str) -> list[str]:

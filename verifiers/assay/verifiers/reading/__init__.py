@@ -42,13 +42,14 @@ from assay.verifiers.reading.numbers import (
     scan_numbers,
 )
 from assay.verifiers.reading.tokens import (
-    DEFAULT_SPECIAL_TOKENS,
     HasSpecialTokens,
     answer_region,
     special_tokens_of,
     strip_special_tokens,
 )
 from assay.verifiers.reading.words import WordNumber, find_word_numbers
+
+from assay.decoding import DEFAULT_SPECIAL_TOKENS
 
 __all__ = [
     "CURRENCIES",

@@ -18,39 +18,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
 
-DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = (
-    "<|im_end|>",
-    "<|im_start|>",
-    "<|endoftext|>",
-    "<|end_of_text|>",
-    "<|eot_id|>",
-    "<|eom_id|>",
-    "<|start_header_id|>",
-    "<|end_header_id|>",
-    "<|begin_of_text|>",
-    "<|end|>",
-    "<|assistant|>",
-    "<|user|>",
-    "<|system|>",
-    "<|return|>",
-    "<|endofprompt|>",
-    "<end_of_turn>",
-    "<start_of_turn>",
-    "<eos>",
-    "<bos>",
-    "<|eos|>",
-    "</s>",
-    "<s>",
-    "[/INST]",
-    "[INST]",
-    "<pad>",
-    "<|pad|>",
-    "<｜end▁of▁sentence｜>",
-    "<｜begin▁of▁sentence｜>",
-    "<|end▁of▁sentence|>",
-    "<|begin▁of▁sentence|>",
-)
-"""End-of-sequence and chat-template tokens of the common open and hosted model families."""
+from assay.decoding import DEFAULT_SPECIAL_TOKENS
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
