@@ -45,9 +45,6 @@ DEEP: dict[str, str] = {
 }
 
 
-UNARY = {"minus chain", "not chain", "tilde chain"}
-
-
 def _score(verifier: CodeVerifier, response: str, reference: dict[str, Any]) -> Any:
     return run_verifier(verifier, Record("deep", "code", response, reference))
 
@@ -73,8 +70,6 @@ def verifier() -> CodeVerifier:
 def test_a_deep_tree_is_the_responses_own_verdict(
     verifier: CodeVerifier, shape: str, layout: str, answer: str, honest: str
 ) -> None:
-    if layout == "wrong, then deep" and shape in UNARY:
-        pytest.xfail("before the fix: the extractor recursed once per unary operator")
     response = answer.replace("{deep}", DEEP[shape])
     result = _score(verifier, response, TESTS)
     assert result.status not in (Status.ERROR, Status.TIMEOUT), result.verdict.message
@@ -87,8 +82,6 @@ def test_a_deep_tree_is_the_responses_own_verdict(
 def test_a_deep_block_next_to_a_stdio_program_is_not_masked(
     verifier: CodeVerifier, shape: str
 ) -> None:
-    if shape in UNARY:
-        pytest.xfail("before the fix: the extractor recursed once per unary operator")
     response = f"```python\nprint(-1)\n```\n```python\n{DEEP[shape]}\n```"
     result = _score(verifier, response, STDIO)
     assert result.status not in (Status.ERROR, Status.TIMEOUT), result.verdict.message

@@ -27,7 +27,7 @@ from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
 
-from assay.blame import RESOURCES, response_fault
+from assay.blame import RESOURCES, response_fault, response_owned
 from assay.errors import MalformedTaskError
 from assay.types import Check, Record, Status, StepResult, Verdict
 from assay.verifier import Verifier
@@ -209,14 +209,16 @@ class CodeVerifier(Verifier):
     def _verify_code(
         self, response: str, task: CodeTask, budget: Budget, program: str | None = None
     ) -> tuple[Verdict, dict[str, Any]]:
-        code = python_program(response, task) if program is None else program
-        audit: dict[str, Any] = {"code": code}
-        if not code.strip():
-            return Verdict.unparsable("the response has no code"), audit
-        problem = syntax_error(code)
-        if problem is not None:
-            return Verdict.unparsable(f"the code does not parse: {problem}"), audit
-        flags = scan_suspicious(code)
+        # reading the response is its own work: a tree too deep or too big to read is its fault
+        with response_owned("reading the code"):
+            code = python_program(response, task) if program is None else program
+            audit: dict[str, Any] = {"code": code}
+            if not code.strip():
+                return Verdict.unparsable("the response has no code"), audit
+            problem = syntax_error(code)
+            if problem is not None:
+                return Verdict.unparsable(f"the code does not parse: {problem}"), audit
+            flags = scan_suspicious(code)
         ruff: RuffRun | RuffReport | None = None
         if task.static_analysis:  # a report of the chunk's one ruff, or a ruff of its own
             ready = self._ruff_ready.get(code)
@@ -311,7 +313,8 @@ class CodeVerifier(Verifier):
     def _verify_repo(
         self, response: str, task: CodeTask, budget: Budget
     ) -> tuple[Verdict, dict[str, Any]]:
-        diff = extract_patch(response)
+        with response_owned("reading the diff"):
+            diff = extract_patch(response)
         audit: dict[str, Any] = {"diff": diff}
         if diff is None:
             return Verdict.unparsable("the response has no unified diff"), audit
