@@ -542,3 +542,24 @@ def test_a_bigcodebench_row_is_refused_by_name_not_misread(
     assert result.status.value == "error", result.verdict.message
     message = result.verdict.message or ""
     assert "unittest" in message and "BigCodeBench" in message, message
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["\x0c", "\u2028", "\x1c", "\x85"],
+    ids=["form-feed", "line-separator", "file-separator", "next-line"],
+)
+@pytest.mark.xfail(strict=True, reason="lines cut with str.splitlines")
+def test_a_docstring_with_a_character_splitlines_breaks_on_keeps_the_answer_whole(
+    code_scorer: Scorer, odd: str
+) -> None:
+    # the helpers of the prompt go in after the answer's docstring, found by the syntax tree's
+    # line numbers, which count only \n, \r\n and \r: cutting lines with str.splitlines (which
+    # also breaks at these) put them inside the docstring, and a right answer did not parse
+    problem = PROBLEMS["HumanEval/38"]
+    answer = (
+        f'"""Cyclic decoding.{odd}Shift each group of three back{odd}by one."""\n\n\n'
+        "def decode_cyclic(s: str):\n    return encode_cyclic(encode_cyclic(s))\n"
+    )
+    [result] = score(code_scorer, [{**problem, "completion": answer}])
+    assert result.status.value == "correct", result.verdict.message
