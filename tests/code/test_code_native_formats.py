@@ -549,7 +549,6 @@ def test_a_bigcodebench_row_is_refused_by_name_not_misread(
     ["\x0c", "\u2028", "\x1c", "\x85"],
     ids=["form-feed", "line-separator", "file-separator", "next-line"],
 )
-@pytest.mark.xfail(strict=True, reason="lines cut with str.splitlines")
 def test_a_docstring_with_a_character_splitlines_breaks_on_keeps_the_answer_whole(
     code_scorer: Scorer, odd: str
 ) -> None:

@@ -25,6 +25,7 @@ import builtins
 import io
 import json
 import pickle
+import re
 import textwrap
 import zlib
 from collections.abc import Mapping
@@ -556,7 +557,7 @@ def prompt_preamble(prompt: str | None, entry_point: str | None, code: str) -> s
     tree, answer = parse_module(prompt), _top_level_names(code)
     if tree is None:
         return ""
-    lines = prompt.splitlines(keepends=True)
+    lines = source_lines(prompt)
     kept: list[str] = []
     for node in tree.body:
         names = bound_names(node)
@@ -569,6 +570,23 @@ def prompt_preamble(prompt: str | None, entry_point: str | None, code: str) -> s
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         kept.append("".join(lines[first - 1 : node.end_lineno or node.lineno]))
     return "".join(part if part.endswith("\n") else part + "\n" for part in kept)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(source: str) -> list[str]:
+    """``source`` cut into lines as the syntax tree numbers them: after ``\\n``, ``\\r\\n``
+    or ``\\r`` only (``str.splitlines`` also cuts at form feeds, ``\\x1c``-``\\x1e``,
+    ``\\x85``, U+2028 and U+2029, which a string literal may hold)."""
+    lines: list[str] = []
+    start = 0
+    for end in _LINE_END.finditer(source):
+        lines.append(source[start : end.end()])
+        start = end.end()
+    if start < len(source):
+        lines.append(source[start:])
+    return lines
 
 
 def with_preamble(code: str, preamble: str) -> str:
@@ -589,7 +607,7 @@ def with_preamble(code: str, preamble: str) -> str:
         if not docstring and not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
             break
         head = node.end_lineno or node.lineno
-    lines = code.splitlines(keepends=True)
+    lines = source_lines(code)
     top = "".join(lines[:head])
     if top and not top.endswith("\n"):
         top += "\n"
