@@ -351,3 +351,36 @@ def test_rloo_group_shrunk_to_one_by_masking() -> None:
     valid = torch.tensor([True, False])
     assert rloo_advantages(scores, groups, valid).tolist() == [0.0, 0.0]
     assert rloo_advantages(scores, groups, valid, singleton="score").tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("poison", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("estimator", ["grpo", "dr_grpo", "rloo", "reinforce_pp"])
+def test_a_masked_samples_nan_score_stays_out_of_every_statistic(
+    estimator: str, poison: float
+) -> None:
+    # NaN is what assay gives a masked sample (datasets' assay_score, TRL's None): passed with
+    # valid=False, it was multiplied by 0 (still NaN) and wrecked its group, or with
+    # reinforce_pp the whole batch (verl black-box, 2026-12-04)
+    from assay.rewards.advantages import compute_advantages
+
+    scores = torch.tensor([1.0, 0.0, poison, 1.0, 0.0, 1.0])
+    clean = torch.tensor([1.0, 0.0, 0.0, 1.0, 0.0, 1.0])
+    groups = torch.tensor([0, 0, 0, 1, 1, 1])
+    valid = torch.tensor([True, True, False, True, True, True])
+    mask = torch.ones(6, 3)
+    got = compute_advantages(estimator, scores, groups, mask, valid)
+    assert torch.isfinite(got).all()
+    assert torch.equal(got, compute_advantages(estimator, clean, groups, mask, valid))
+    assert bool((got[2] == 0).all())
+
+
+@pytest.mark.parametrize("mode", ["batch", "group", "running"])
+def test_a_masked_samples_nan_score_stays_out_of_normalisation(mode: str) -> None:
+    from assay.rewards.normalize import RewardNormalizer
+    from assay.rewards.segments import group_index
+
+    scores = torch.tensor([1.0, 0.0, float("nan"), 1.0, 0.0, 1.0])
+    valid = torch.tensor([True, True, False, True, True, True])
+    index = group_index(torch.tensor([0, 0, 0, 1, 1, 1]))
+    got = RewardNormalizer(default=mode)(scores, ["math"] * 6, index, valid)
+    assert torch.isfinite(got).all() and float(got[2]) == 0.0

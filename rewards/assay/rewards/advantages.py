@@ -144,7 +144,11 @@ def to_tokens(
             this broadcast at trainer sizes; a caller-owned buffer skips that (CUDA's caching
             allocator already does). Whatever it held is overwritten.
     """
-    per_sample = advantages if valid is None else advantages * valid.to(advantages.dtype)
+    per_sample = (
+        advantages
+        if valid is None
+        else torch.where(valid.to(torch.bool), advantages, torch.zeros_like(advantages))
+    )
     mask = response_mask.to(advantages.dtype)
     if out is None:
         return per_sample.unsqueeze(-1) * mask

@@ -171,7 +171,7 @@ def compute_rewards(
     if step_end_tokens is not None:
         steps = [[step_weight * s for s in step_scores(r.verdict.steps)] for r in results]
         token_rewards = token_rewards + place_step_rewards(steps, step_end_tokens, mask)
-    token_rewards = token_rewards * valid.unsqueeze(-1)
+    token_rewards = torch.where(valid.unsqueeze(-1), token_rewards, torch.zeros_like(token_rewards))
 
     returns: Tensor | None = None
     if estimator == "ppo" and values is not None:

@@ -61,7 +61,11 @@ def segment_stats(values: Tensor, index: Tensor, valid: Tensor | None = None) ->
         valid: Bool tensor ``[B]``; invalid entries do not count (default: all valid).
     """
     num_groups = int(index.max().item()) + 1 if index.numel() else 0
-    weight = torch.ones_like(values) if valid is None else valid.to(values.dtype)
+    if valid is None:
+        weight = torch.ones_like(values)
+    else:  # selected, not multiplied: an invalid entry's NaN or inf times 0 is still NaN
+        values = torch.where(valid.to(torch.bool), values, torch.zeros_like(values))
+        weight = valid.to(values.dtype)
     zeros = torch.zeros(num_groups, dtype=values.dtype, device=values.device)
     count = zeros.index_add(0, index, weight)
     total = zeros.index_add(0, index, values * weight)
