@@ -18,10 +18,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
 
-from assay.decoding import DEFAULT_SPECIAL_TOKENS
-
-THINK_OPEN = "<think>"
-THINK_CLOSE = "</think>"
+from assay.decoding import DEFAULT_SPECIAL_TOKENS, THINK_CLOSE, THINK_OPEN
 
 
 class HasSpecialTokens(Protocol):
