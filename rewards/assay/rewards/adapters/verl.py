@@ -22,6 +22,7 @@ from typing import Any
 from assay.rewards.adapters._batch import SharedScorer, shared_scorer
 
 from assay.io import without_nulls
+from assay.registry import default_registry
 from assay.runner import ScoreOptions
 from assay.types import Result
 
@@ -48,6 +49,10 @@ def compute_score(
             (``custom_reward_function.reward_kwargs.domain``).
         workers: Worker processes of the shared warm pool.
         timeout_s: Hard per-item limit; ``None`` uses each verifier's default.
+
+    Raises:
+        UnknownDomainError: ``domain`` is no known domain (:func:`check_domain`): the first
+            call fails, with "did you mean ...?", rather than every sample being masked.
 
     Example:
         >>> compute_score("math", "\\\\boxed{2}", "2")["score"]  # doctest: +SKIP
@@ -76,9 +81,24 @@ def compute_score_batch(
     **_: Any,
 ) -> list[dict[str, Any]]:
     """Score a batch of verl items in one call to the warm pool (verl's batch reward form)."""
+    check_domain(domain)
     options = ScoreOptions(workers=workers, timeout_s=timeout_s)
     rows = verl_rows(data_sources, solution_strs, ground_truths, extra_infos, domain=domain)
     return [score_dict(result) for result in shared_scorer(options).score(rows)]
+
+
+def check_domain(domain: str | None) -> None:
+    """Refuse a ``reward_kwargs.domain`` no verifier has, before any sample is scored.
+
+    Without this a typo (``domain=maths``) made every sample a masked ``error``: a training run
+    with no reward and no message.
+
+    Raises:
+        UnknownDomainError: ``domain`` names no domain, alias or verl ``data_source``; the
+            message suggests close names ("did you mean 'math'?") and lists the known ones.
+    """
+    if domain is not None:
+        default_registry().resolve(str(domain))
 
 
 def verl_rows(
@@ -153,6 +173,7 @@ class AssayRewardManager:
         self.tokenizer = tokenizer
         self.num_examine = num_examine
         self.reward_fn_key = reward_fn_key
+        check_domain(domain)
         self.domain = domain
         self._scorer = scorer or shared_scorer(ScoreOptions(workers=workers, timeout_s=timeout_s))
 

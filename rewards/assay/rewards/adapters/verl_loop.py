@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay.rewards.adapters._batch import SharedScorer, shared_scorer
-from assay.rewards.adapters.verl import score_dict, verl_rows
+from assay.rewards.adapters.verl import check_domain, score_dict, verl_rows
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from assay.runner import ScoreOptions
@@ -55,6 +55,7 @@ class AssayRewardLoopManager(RewardManagerBase):
         super().__init__(config, tokenizer, compute_score)
         kwargs = _reward_kwargs(config)
         self.domain: str | None = kwargs.get("domain")
+        check_domain(self.domain)  # a typo fails the worker's start, not every sample
         options = ScoreOptions(
             workers=int(kwargs.get("workers", 2)),
             timeout_s=None if kwargs.get("timeout_s") is None else float(kwargs["timeout_s"]),
