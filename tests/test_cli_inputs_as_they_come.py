@@ -265,6 +265,6 @@ def test_domain_names_a_verl_set_no_domain_claims(tmp_path: Path, run: Any) -> N
     src.write_text(jsonl(rows))
     out = tmp_path / "out.jsonl"
     run("score", str(src), "--domain", "math", "-o", str(out))
-    assert verdicts(out) == [("train-0", "correct"), ("named", "error")]
+    assert verdicts(out) == [("my_org/custom_math-train-0", "correct"), ("named", "error")]
     run("score", str(src), "-o", str(out))  # without --domain: an unknown domain, as before
-    assert verdicts(out) == [("train-0", "error"), ("named", "error")]
+    assert verdicts(out) == [("my_org/custom_math-train-0", "error"), ("named", "error")]

@@ -24,7 +24,8 @@ def test_verl_rows_score_as_labelled(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in src.read_text().splitlines()]
     results = _score(src, tmp_path / "out.jsonl")
     expected = [
-        (f"test-{r['extra_info']['index']}", r["extra_info"]["expected_status"]) for r in rows
+        (f"{r['data_source']}-test-{r['extra_info']['index']}", r["extra_info"]["expected_status"])
+        for r in rows
     ]
     assert [(r["id"], r["status"]) for r in results] == expected
     assert all(r["domain"] == "math" for r in results)

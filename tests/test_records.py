@@ -104,7 +104,7 @@ def test_verl_row_is_mapped(probe_registry: Registry) -> None:
     }
     record = _build(probe_registry, RawRow(1, row))
     assert isinstance(record, Record)
-    assert (record.id, record.domain, record.reference) == ("test-17", "probe", "2")
+    assert (record.id, record.domain, record.reference) == ("probe/gsm8k-test-17", "probe", "2")
     assert record.meta["extra_info"] == {"split": "test", "index": 17}
 
 

@@ -16,6 +16,7 @@ what to fix.
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -455,6 +456,31 @@ def _id_problem(data: Mapping[str, Any], path: str | None) -> str | None:
     return None
 
 
+def verl_row_id(data: Mapping[str, Any]) -> str | None:
+    """The id of a verl row that has none of its own: ``"<data_source>-<split>-<index>"``.
+
+    From ``data_source`` and ``extra_info``'s ``split`` and ``index`` (each part left out
+    when the row lacks it: ``"<data_source>-<index>"`` without a split); ``None`` without an
+    ``extra_info.index``. verl's preprocessing numbers each file from 0, so a train set of
+    several files (``data.train_files=[gsm8k.parquet, math.parquet]``) holds ``train-0``
+    once per file: the data source keeps their ids, and their GRPO groups, apart.
+
+    Example:
+        >>> verl_row_id({"data_source": "openai/gsm8k", "extra_info": {"split": "train",
+        ...              "index": 3}})
+        'openai/gsm8k-train-3'
+    """
+    extra = data.get("extra_info")
+    if not isinstance(extra, Mapping):
+        return None
+    index = extra.get("index")
+    if isinstance(index, bool) or not isinstance(index, str | numbers.Integral):
+        return None  # numbers.Integral: numpy's integers too (a DataProto built with pandas)
+    source, split = data.get("data_source"), extra.get("split")
+    parts = [str(p) for p in (source, split) if isinstance(p, str) and p]
+    return "-".join([*parts, str(index if isinstance(index, str) else int(index))])
+
+
 def _row_id(data: Mapping[str, Any], row: RawRow, path: str | None = None) -> tuple[str, bool]:
     """The row's id, and whether it is a benchmark's task id (shared by that task's samples)."""
     if path:
@@ -465,11 +491,9 @@ def _row_id(data: Mapping[str, Any], row: RawRow, path: str | None = None) -> tu
     value = _id_text(data.get("id"))
     if value is not None:
         return value, False
-    extra = data.get("extra_info")
-    if isinstance(extra, Mapping) and isinstance(extra.get("index"), str | int):
-        split = extra.get("split")
-        prefix = f"{split}-" if isinstance(split, str) else ""
-        return f"{prefix}{extra['index']}", False
+    derived = verl_row_id(data)
+    if derived is not None:
+        return derived, False
     for key in PROBLEM_KEYS:
         value = _id_text(data.get(key))
         if value is not None:

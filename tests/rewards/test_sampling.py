@@ -229,10 +229,11 @@ def test_bad_calls_raise_config_errors(call: Any, message: str) -> None:
     ("row", "expected"),
     [
         ({"id": "q1", "domain": "math", "level": 2}, TaskInfo("q1", "math", 2)),
-        # verl rows: data_source, extra_info.index and extra_info.level
+        # verl rows: data_source, extra_info.index and extra_info.level; the id names the
+        # data source, as assay score's does ("<data_source>-<split>-<index>")
         (
             {"data_source": "code", "extra_info": {"index": 7, "level": "1"}},
-            TaskInfo("7", "code", 1),
+            TaskInfo("code-7", "code", 1),
         ),
         ({"meta": {"level": 3}}, TaskInfo("5", "default", 3)),  # no id: the position
     ],

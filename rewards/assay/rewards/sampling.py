@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.errors import ConfigError
+from assay.records import verl_row_id
 from assay.types import Result, Status, Verdict
 
 # the message of the error verdict a degraded domain's items get (assay.scheduling.breaker)
@@ -557,7 +558,8 @@ def _add(feedback: _Feedback, outcome: Outcome, pass_score: float) -> None:
 
 
 def task_info(row: Mapping[str, Any], position: int) -> TaskInfo:
-    """A row's task: id from ``id`` (else ``extra_info.id`` / ``.index``, else the position),
+    """A row's task: id from ``id`` (else ``extra_info.id``, else verl's derived id
+    ``"<data_source>-<split>-<index>"`` (:func:`assay.records.verl_row_id`), else the position),
     domain from ``domain`` (else ``data_source``, else ``"default"``), level from ``level``
     (else ``meta.level`` / ``extra_info.level``, else 0).
 
@@ -566,7 +568,13 @@ def task_info(row: Mapping[str, Any], position: int) -> TaskInfo:
     """
     nests = [row, *(row.get(k) for k in ("extra_info", "meta"))]
     maps = [m for m in nests if isinstance(m, Mapping)]
-    task_id = _first(maps, ("id", "index"))
+    task_id = _first(maps, ("id",))
+    if task_id is None:
+        task_id = _first(maps[:1], ("index",))
+    if task_id is None:  # verl's numbering restarts in each file: the data source keeps it apart
+        task_id = verl_row_id(row)
+    if task_id is None:
+        task_id = _first(maps, ("index",))
     domain = row.get("domain") or row.get("data_source") or "default"
     level = _first(maps, ("level",))
     if level is not None and (isinstance(level, bool) or not isinstance(level, int | str)):
