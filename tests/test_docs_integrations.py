@@ -34,6 +34,7 @@ def _main_ppo_overrides(block: Block) -> list[str]:
 RECIPES = [
     ("TRL", "GRPOTrainer(", "imports only: training needs a model download"),
     ("`custom_reward_function`", "main_ppo", "main_ppo overrides: verl loads assay's function"),
+    ("Offline evaluation", "main_eval", "main_eval overrides: verl loads the float form"),
     ("The reward manager", "reward.reward_manager.name=assay", "main_ppo overrides: registry"),
     ("The reward manager", "source=importlib", "main_ppo overrides: importlib"),
     ("verl parquet files", "write_verl_parquet", "run as written"),
@@ -81,6 +82,29 @@ def test_verl_custom_reward_function_recipe() -> None:
     function, kwargs = loaded.args
     assert function is adapter.compute_score
     assert kwargs == {"workers": 4}
+
+
+def test_verl_main_eval_recipe() -> None:
+    # main_eval itself is run on a local Ray in tests/rewards/test_verl_main_eval.py
+    import verl
+    from assay.rewards.adapters import verl as adapter
+    from hydra import compose, initialize_config_dir
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    (line,) = [
+        c for c in command_lines(find("Offline evaluation", "main_eval")) if "main_eval" in c
+    ]
+    words = shlex.split(line)
+    overrides = [w for w in words[words.index("verl.trainer.main_eval") + 1 :] if "=" in w]
+    config_dir = Path(verl.__file__).parent / "trainer" / "config"
+    with initialize_config_dir(config_dir=str(config_dir), version_base=None):
+        config = compose(config_name="evaluation", overrides=overrides)
+    loaded = get_custom_reward_fn(config)
+    assert loaded is not None
+    function, kwargs = loaded.args
+    assert function is adapter.compute_score_float
+    assert kwargs == {"workers": 4}
+    assert config.data.path == "generated.parquet"
 
 
 @pytest.mark.parametrize("contains", ["reward.reward_manager.name=assay", "source=importlib"])

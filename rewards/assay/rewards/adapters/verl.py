@@ -1,5 +1,8 @@
 """verl adapters: ``compute_score`` for ``custom_reward_function``, a reward manager, parquet I/O.
 
+``compute_score_float`` is the float form for verl's offline ``main_eval`` (which averages
+scores with ``np.mean``).
+
 ``compute_score`` returns a dict with the same keys for every item (verl collects every key but
 ``score`` into ``reward_extra_info`` lists): ``score`` (float), ``status`` (the verdict status)
 and ``masked`` (``True`` for ``error`` and ``timeout``). verl has no per-sample mask in its
@@ -67,6 +70,42 @@ def compute_score(
         workers=workers,
         timeout_s=timeout_s,
     )[0]
+
+
+def compute_score_float(
+    data_source: str,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    domain: str | None = None,
+    workers: int = 2,
+    timeout_s: float | None = None,
+    masked_score: float | str = 0.0,
+    **_: Any,
+) -> float:
+    """:func:`compute_score` as a bare float, for verl's offline ``main_eval``.
+
+    ``python -m verl.trainer.main_eval`` averages what the custom reward function returns
+    with ``np.mean``, which cannot average :func:`compute_score`'s dicts. A masked item
+    (``error``, ``timeout``: the task's or the machine's fault) is ``masked_score``: 0.0 by
+    default, as verl's own scorers count an item they cannot read; ``"nan"``
+    (``reward_kwargs.masked_score=nan``) makes a data source with any masked item report NaN,
+    so an infrastructure fault is not read as a wrong answer.
+
+    Raises:
+        UnknownDomainError: ``domain`` is no known domain (:func:`check_domain`).
+    """
+    result = compute_score(
+        data_source,
+        solution_str,
+        ground_truth,
+        extra_info,
+        domain=domain,
+        workers=workers,
+        timeout_s=timeout_s,
+    )
+    return float(masked_score) if result["masked"] else float(result["score"])
 
 
 def compute_score_batch(
