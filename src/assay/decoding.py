@@ -113,23 +113,56 @@ def without_thinking(text: str) -> str:
         >>> without_thinking("<think>\\nstill thinking")
         ''
     """
-    if THINK_CLOSE not in text and THINK_OPEN not in text:
+    pieces = _thinking_pieces(text)
+    if pieces is None:
         return text
+    return _BLANK_LINES.sub("", "".join(piece for thinking, piece in pieces if not thinking))
+
+
+def _thinking_pieces(text: str) -> list[tuple[bool, str]] | None:
+    """``text`` cut into ``(is_thinking, piece)`` runs (tags in the thinking pieces), else
+    ``None`` when it has no think tag (see :func:`without_thinking`)."""
+    if THINK_CLOSE not in text and THINK_OPEN not in text:
+        return None
     tags = [m for m in _THINK_TAG.finditer(text) if not _quoted(text, m.start(), m.end())]
     if not tags:
-        return text
-    kept: list[str] = []
+        return None
+    pieces: list[tuple[bool, str]] = []
     position, thinking = 0, tags[0].group() == THINK_CLOSE  # a first close: opened in the prompt
     for tag in tags:
         is_open = tag.group() == THINK_OPEN
         if thinking and not is_open:
+            pieces.append((True, text[position : tag.end()]))
             thinking, position = False, tag.end()
         elif not thinking and is_open:
-            kept.append(text[position : tag.start()])
-            thinking = True
-    if not thinking:
-        kept.append(text[position:])
-    return _BLANK_LINES.sub("", "".join(kept))
+            pieces.append((False, text[position : tag.start()]))
+            thinking, position = True, tag.start()
+    pieces.append((thinking, text[position:]))
+    return pieces
+
+
+def executed_turn(text: str) -> str:
+    """An assistant turn that tool results follow, as a verifier reads it: end tokens and
+    thinking off, but each complete ``<tool_call>`` block written inside the thinking kept.
+
+    verl's ``HermesToolParser`` takes a turn's calls with ``findall`` over the whole turn,
+    thinking included, and executes them: such a call changed the environment, so it is a
+    call of the transcript (docs/agent.md, "verl transcripts"). A one-turn response, or the
+    last turn of a transcript, loses the calls in its thinking (:func:`read_answer`).
+
+    Example:
+        >>> executed_turn("<think>Cancel.<tool_call>{}</tool_call></think>\\nok")
+        '<tool_call>{}</tool_call>\\n\\nok'
+    """
+    text = strip_end_tokens(text)
+    pieces = _thinking_pieces(text)
+    if pieces is None:
+        return text
+    kept = [
+        "\n".join(TOOL_CALL_BLOCK.findall(piece)) + "\n" if thinking else piece
+        for thinking, piece in pieces
+    ]
+    return _BLANK_LINES.sub("", "".join(k for k in kept if k != "\n"))
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -138,8 +171,24 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 def read_answer(text: str) -> str:
     """The response as a verifier reads it: end tokens off (:func:`strip_end_tokens`), then
-    the thinking (:func:`without_thinking`)."""
-    return without_thinking(strip_end_tokens(text))
+    the thinking (:func:`without_thinking`).
+
+    A multi-turn tool transcript (:func:`transcript_parts`) is read turn by turn: the tool
+    turns as they are, each assistant turn that tool results follow by :func:`executed_turn`
+    (the calls verl executed stay, thinking or not), the last one as a one-turn response.
+    """
+    parts = transcript_parts(text) if TOOL_RESPONSE_OPEN in text else None
+    if parts is None:
+        return without_thinking(strip_end_tokens(text))
+    read = []
+    for k, part in enumerate(parts):
+        if part.tool:
+            read.append(part.text)
+        elif k + 1 < len(parts):  # tool results follow: verl executed this turn's calls
+            read.append(executed_turn(part.text))
+        else:
+            read.append(without_thinking(strip_end_tokens(part.text)))
+    return strip_end_tokens("".join(read))
 
 
 def decoded(record: Record) -> Record:
@@ -163,3 +212,105 @@ def _message(step: Mapping[str, JSON]) -> Mapping[str, JSON]:
         return step
     cleaned = read_answer(content)
     return step if cleaned == content else {**step, "content": cleaned}
+
+
+TOOL_RESPONSE_OPEN = "<tool_response>"
+TOOL_RESPONSE_CLOSE = "</tool_response>"
+_TURN_TOKENS = r"(?:<\|im_end\|>|<\|im_start\|>|<\|endoftext\|>|\s)*"
+_SKIP = re.compile(_TURN_TOKENS)
+_TOOL_TURN_END = re.compile(
+    rf"{re.escape(TOOL_RESPONSE_CLOSE)}(?={_TURN_TOKENS}(?:{re.escape(TOOL_RESPONSE_OPEN)}"
+    rf"|(?:<\|im_start\|>)?assistant[ \t]*\r?\n|\Z))"
+)
+"""A ``</tool_response>`` where the template's structure goes on: another result, the next
+assistant header, or the end. One a tool wrote into its own result is none of these."""
+_NEXT_TURN = re.compile(rf"{_TURN_TOKENS}(?:(?:<\|im_start\|>)?assistant[ \t]*\r?\n)?")
+_BACK_TOKENS = ("<|im_end|>", "<|im_start|>", "<|endoftext|>")
+TOOL_CALL_BLOCK = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
+"""A complete call block, as verl's ``HermesToolParser`` finds them (``findall``)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TranscriptPart:
+    """A span of a multi-turn transcript: an assistant turn's text, or a tool turn."""
+
+    tool: bool
+    text: str
+
+
+def transcript_parts(text: str) -> list[TranscriptPart] | None:
+    """The turns of a multi-turn tool transcript decoded as one string, else ``None``.
+
+    verl's tool agent loop (and other Hermes/Qwen rollouts) decode every assistant turn and
+    the tool turns between them as one response: ``...</tool_call>\\nuser\\n<tool_response>
+    \\n{result}\\n</tool_response>\\nassistant\\n...`` (``<|im_end|>`` / ``<|im_start|>``
+    there too when special tokens are kept). A tool turn runs from its user header through
+    its results and the next assistant header. It ends at a ``</tool_response>`` followed by
+    another result, that header or the end of the text, so a result that writes
+    ``</tool_response>`` itself stays the tool's, and one never closed runs to the end.
+    Joining the parts' texts gives ``text`` back. Linear in the text's length.
+
+    Example:
+        >>> [(p.tool, p.text) for p in transcript_parts(
+        ...     "<tool_call>{}</tool_call>\\nuser\\n<tool_response>\\nok\\n</tool_response>"
+        ...     "\\nassistant\\nDone.")]  # doctest: +NORMALIZE_WHITESPACE
+        [(False, '<tool_call>{}</tool_call>'),
+         (True, '\\nuser\\n<tool_response>\\nok\\n</tool_response>\\nassistant\\n'),
+         (False, 'Done.')]
+    """
+    start = text.find(TOOL_RESPONSE_OPEN)
+    if start < 0:
+        return None
+    parts: list[TranscriptPart] = []
+    position = 0
+    while start >= 0:
+        turn_start = _header_start(text, position, start)
+        if turn_start > position:
+            parts.append(TranscriptPart(False, text[position:turn_start]))
+        after = start
+        while True:  # the results of one tool turn, one after another
+            end = _TOOL_TURN_END.search(text, after)
+            if end is None:  # never closed: the tool's text to the end
+                parts.append(TranscriptPart(True, text[turn_start:]))
+                return parts
+            after = _skip(text, end.end())
+            if not text.startswith(TOOL_RESPONSE_OPEN, after):
+                break
+        following = _NEXT_TURN.match(text, end.end())
+        position = following.end() if following is not None else end.end()
+        parts.append(TranscriptPart(True, text[turn_start:position]))
+        start = text.find(TOOL_RESPONSE_OPEN, position)
+    if position < len(text):
+        parts.append(TranscriptPart(False, text[position:]))
+    return parts
+
+
+def _skip(text: str, position: int) -> int:
+    match = _SKIP.match(text, position)
+    return match.end() if match is not None else position
+
+
+def _back(text: str, floor: int, position: int) -> int:
+    """``position`` moved back over blanks and turn tokens, not below ``floor``."""
+    while position > floor:
+        if text[position - 1].isspace():
+            position -= 1
+            continue
+        token = next((t for t in _BACK_TOKENS if text.endswith(t, floor, position)), None)
+        if token is None:
+            return position
+        position -= len(token)
+    return position
+
+
+def _header_start(text: str, floor: int, start: int) -> int:
+    """Where the user header before the tool result at ``start`` begins (``start`` if none)."""
+    position = _back(text, floor, start)
+    if not text.endswith("user", floor, position):
+        return start
+    before = position - len("user")
+    if text.endswith("<|im_start|>", floor, before):
+        return _back(text, floor, before - len("<|im_start|>"))
+    if before == floor or text[before - 1] == "\n":
+        return _back(text, floor, before)
+    return start

@@ -33,6 +33,7 @@ from assay.verifiers.agent.calltext import (
     split_tool_call_tags,
 )
 
+from assay.decoding import TranscriptPart, transcript_parts
 from assay.errors import AssayError
 from assay.types import JSON
 
@@ -174,6 +175,9 @@ def response_turn(response: str, context: tuple[str, ...] = ()) -> Trajectory:
         TrajectoryError: ``bad_call_text``, the response is written as calls (starts like a
             JSON list or like ``name(``) but no call form reads it.
     """
+    parts = transcript_parts(response)
+    if parts is not None:
+        return _transcript_turns(parts, context)
     tagged = split_tool_call_tags(response)
     if tagged is not None:
         rest, calls = tagged
@@ -187,6 +191,28 @@ def response_turn(response: str, context: tuple[str, ...] = ()) -> Trajectory:
             ) from exc
         return Trajectory((Turn(0, 0, "", _text_calls(calls, 0, 0)),), {}, context)
     return Trajectory((Turn(0, 0, response, ()),), {}, context)
+
+
+def _transcript_turns(parts: list[TranscriptPart], context: tuple[str, ...]) -> Trajectory:
+    """The one turn of a multi-turn transcript decoded as one string (verl's tool agent loop):
+    the ``<tool_call>`` blocks of its assistant turns are its calls, and the tool turns between
+    them (:func:`assay.decoding.transcript_parts`) are results, never calls: a ``<tool_call>``
+    a tool returned is the environment's text, not the model's. The calls are read as one
+    turn, as a response with blocks is, and the environment is replayed; the results are not
+    paired with them."""
+    texts: list[str] = []
+    calls: list[TextCall] = []
+    for part in parts:
+        if part.tool:
+            continue
+        tagged = split_tool_call_tags(part.text)
+        if tagged is None:
+            texts.append(part.text.strip())
+        else:
+            texts.append(tagged[0])
+            calls.extend(tagged[1])
+    rest = "\n".join(t for t in texts if t)
+    return Trajectory((Turn(0, 0, rest, _text_calls(calls, 0, 0)),), {}, context)
 
 
 def _calls(message: Mapping[str, JSON], index: int, turn: int) -> tuple[ToolCall, ...]:
