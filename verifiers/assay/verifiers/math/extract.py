@@ -24,6 +24,7 @@ module only names the reader's methods in math's vocabulary:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -65,6 +66,14 @@ class Extraction:
     alternatives: bool = False
 
 
+_GLUED_ROLE_WORD = re.compile(r"(?<=[0-9})\]$])assistant\s*\Z")
+"""The next turn's role word glued to the final answer at the very end: a decode with
+``skip_special_tokens`` of a policy that ran past its end of turn (Llama 3's
+``#### 72<|eot_id|><|start_header_id|>assistant<|end_header_id|>`` is ``#### 72assistant``;
+verl's gsm8k scorer reads the 72). Only right after a digit, ``}``, ``)``, ``]`` or ``$``,
+so an answer that ends in a word of its own is never cut."""
+
+
 @lru_cache(maxsize=16)  # grade_identical and grade read the same response in turn
 def extract_answer(response: str) -> Extraction | None:
     """Find the final answer of a response, or None when there is nothing to extract.
@@ -74,8 +83,10 @@ def extract_answer(response: str) -> Extraction | None:
         Extraction(method='boxed', text='\\\\frac{1}{2}', candidates=('\\\\frac{1}{2}',))
         >>> extract_answer("Natalia sold 48 + 24 = 72 clips.\\n#### 72<|im_end|>").text
         '72'
+        >>> extract_answer("48 + 24 = 72\\n#### 72assistant").text
+        '72'
     """
-    found = locate_answer(response)
+    found = locate_answer(_GLUED_ROLE_WORD.sub("", response))
     if found is None:
         return None
     return Extraction(_METHODS[found.method], found.text, found.candidates, found.alternatives)
