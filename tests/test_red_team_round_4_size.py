@@ -468,30 +468,19 @@ DEEP_CALL = {
     ],
 }
 DEEP_RESULT = {"role": "tool", "tool_call_id": "t1", "content": "ok"}
-WHERE = (
-    "assay.domains.code.trajectory.call_arguments catches only ValueError around json.loads; "
-    "CodeVerifier.timeout_for -> item_budget_s -> commands(record.steps)"
-)
 CODE_DEEP = [
     Case(
         "steps_arguments_nested_1100",
         lambda: (WRONG_ADD, [{"role": "user", "content": "x"}, DEEP_CALL, DEEP_RESULT]),
-        known="RecursionError out of Scorer.score_rows (the batch stops): Scheduler.submit "
-        f"calls timeout_for in the parent with no boundary; {WHERE}",
     ),
     Case(
         "chat_response_arguments_nested_1100",
         lambda: ([DEEP_CALL, DEEP_RESULT, {"role": "assistant", "content": WRONG_ADD}], None),
-        known="a chat-message response (TRL conversational completion) becomes the steps: the "
-        f"same RecursionError out of Scorer.score_rows; {WHERE}",
     ),
     Case(
         "steps_arguments_nested_1100_with_timeout",
         lambda: (WRONG_ADD, [{"role": "user", "content": "x"}, DEEP_CALL, DEEP_RESULT]),
         extra={"timeout_s": 60},
-        known="error 'the verifier exceeded the recursion limit' (masked): with timeout_s set "
-        "the RecursionError comes in the worker, CodeVerifier.verify -> "
-        f"Budget(item_budget_s(record)), outside any response_owned; {WHERE}",
     ),
 ]
 
@@ -849,10 +838,6 @@ FILE_CASES = [
     Case(
         "line_steps_nested_2000",
         text(""),
-        known="error 'line <n>: malformed JSON: JSON nested too deeply to parse' (masked): "
-        "assay.io.read_rows -> assay.safejson.loads turns the decoder's RecursionError into a "
-        "row problem, and RecordBuilder.build makes every row problem an error; the same row "
-        "given in process is the response's unparsable (steps nest deeper than 100 levels)",
     ),
 ]
 

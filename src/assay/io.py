@@ -110,7 +110,7 @@ def _json_rows(path: Path) -> Iterator[RawRow]:
             raise InputError(f"cannot read {str(path)!r}: {exc}") from exc
     if data.lstrip()[:1] == b"[":
         try:
-            rows = safejson.loads(data.decode("utf-8"))
+            rows = safejson.loads_rows(data.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             rows = None  # not one list: read as lines, each line's problem its own verdict
         if isinstance(rows, list):
@@ -163,7 +163,7 @@ def _jsonl_lines(lines: Iterable[bytes]) -> Iterator[RawRow]:
             )
             continue
         try:
-            yield RawRow(number, data=safejson.loads(text))
+            yield RawRow(number, data=safejson.loads_rows(text))
         except ValueError as exc:
             yield RawRow(number, problem=f"malformed JSON: {exc}", raw_text=text[:10_000])
 

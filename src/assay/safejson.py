@@ -23,13 +23,18 @@ output line is valid UTF-8 JSON:
   ``"<TypeName>"`` when even that fails.
 
 :func:`loads` is the matching reader: a document nested too deeply for the parser is a
-``ValueError`` like any other malformed JSON, never a ``RecursionError``.
+``ValueError`` like any other malformed JSON, never a ``RecursionError``. :func:`loads_rows`
+reads records (an input line, a request body): there a value nested too deeply for the parser
+is cut to the depth marker at :data:`CUT_DEPTH` levels, so the record is read and its own depth
+rule says which field was too deep (a trajectory is the response's fault, a reference the
+task's), instead of the whole line or request being malformed.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,6 +49,10 @@ MAX_REPR_CHARS = 1000
 """Longest ``repr`` kept for an object that is not JSON."""
 MAX_VALUES = 1_000_000
 """Most values converted in one call; the rest are cut (a structure that shares subtrees)."""
+
+CUT_DEPTH = 2 * MAX_DEPTH
+"""Where :func:`loads_rows` cuts a document too deep for the parser: deeper than any record
+accepts (:data:`MAX_DEPTH`), well within what the parser reads."""
 
 _MAX_INT_BITS = int(MAX_INT_DIGITS / math.log10(2))
 _FLOAT_NAMES = {math.inf: "Infinity", -math.inf: "-Infinity"}
@@ -96,6 +105,63 @@ def loads(data: str | bytes | bytearray) -> Any:
         return json.loads(data)
     except RecursionError:
         raise ValueError("JSON nested too deeply to parse") from None
+
+
+def loads_rows(data: str | bytes | bytearray) -> Any:
+    """``json.loads`` for records: containers nested past the parser's limit are cut.
+
+    A document the parser reads is returned as it is. One too deep for it is read again with
+    every container that opens deeper than :data:`CUT_DEPTH` levels replaced by the marker
+    ``"<nested deeper than 100 levels>"``; what is above it keeps more than
+    :data:`MAX_DEPTH` levels, so :func:`nested_deeper_than` still finds the field too deep.
+    Raises ``ValueError`` for malformed JSON (and for bytes that are not UTF-8).
+    """
+    try:
+        return json.loads(data)
+    except RecursionError:
+        pass
+    text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+    try:
+        return json.loads(_cut_deep(text, CUT_DEPTH))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to parse") from None
+
+
+_BRACKET_OR_QUOTE = re.compile(r'["\[\]{}]')
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_MARKER = json.dumps(f"<nested deeper than {MAX_DEPTH} levels>")
+
+
+def _cut_deep(text: str, limit: int) -> str:
+    """``text`` with each container that opens at depth ``limit + 1`` replaced by the marker.
+
+    A scan of brackets outside strings (no recursion); malformed text is left for the parser
+    to refuse.
+    """
+    parts: list[str] = []
+    depth, copied, position = 0, 0, 0
+    cut_from = -1
+    while (found := _BRACKET_OR_QUOTE.search(text, position)) is not None:
+        at, char = found.start(), found.group()
+        if char == '"':
+            rest = _STRING_REST.match(text, at + 1)
+            if rest is None:
+                break  # an unterminated string: malformed
+            position = rest.end()
+            continue
+        position = at + 1
+        if char in "[{":
+            depth += 1
+            if depth == limit + 1:
+                cut_from = at
+        else:
+            if depth == limit + 1 and cut_from >= 0:
+                parts.append(text[copied:cut_from])
+                parts.append(_MARKER)
+                copied, cut_from = at + 1, -1
+            depth -= 1
+    parts.append(text[copied:])
+    return "".join(parts)
 
 
 class _Walk:

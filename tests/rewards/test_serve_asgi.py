@@ -258,9 +258,10 @@ def test_shutdown_takes_the_accept_queue_before_closing(probe_registry: Registry
 @pytest.mark.parametrize(
     ("body", "status", "needle"),
     [
-        # deeper than the C parser recurses: a RecursionError, which dropped the connection
-        (b"[" * 100_000 + b"]" * 100_000, 400, "nested too deeply"),
-        (b'{"records": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", 400, "nested too deeply"),
+        # deeper than the C parser recurses (a RecursionError once dropped the connection):
+        # read cut at 200 levels, then judged by its shape, the whole body or the one item
+        (b"[" * 100_000 + b"]" * 100_000, 400, "expected {'records': [...]}"),
+        (b'{"records": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", 200, "expected an object"),
         # parsable, but too deep to hand to a worker: a verdict for that item, not a crash
         (
             json.dumps(

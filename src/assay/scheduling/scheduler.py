@@ -24,6 +24,7 @@ from assay.types import Record, Result, Verdict
 
 if TYPE_CHECKING:
     from assay.runner import ScoreOptions
+    from assay.verifier import Verifier
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class Scheduler:
         if refusal is not None:
             self._done.append((ticket, _result(item, refusal, entry.id)))
             return
-        timeout = self.options.timeout_s or entry.cls.timeout_for(item)
+        timeout = self.options.timeout_s or _hard_limit(entry.cls, item)
         if self.options.workers <= 0:  # no hard limit; budgets still see the item's limit
             result = run_verifier(self.registry.get(item.domain), item, limit_s=timeout)
             self._finish(ticket, item, result)
@@ -175,3 +176,18 @@ class Scheduler:
 
 def _result(record: Record, verdict: Verdict, verifier_id: str) -> Result:
     return Result(record.id, record.domain, verdict, verifier_id, 0.0, record.group, record.meta)
+
+
+def _hard_limit(cls: type[Verifier], item: Record) -> float:
+    """The verifier's hard limit for ``item``, or its default when working it out fails.
+
+    ``timeout_for`` runs here, in the scheduler, outside any worker: an item it cannot read
+    (a response too deep or too large for it) must not stop the batch; the worker's
+    ``verify`` then meets the same item under its limit and gives its verdict.
+    """
+    try:
+        return float(cls.timeout_for(item))
+    except Exception as exc:  # any failure on one item is that item's
+        log.warning("timeout_for failed on item %r (%s: %s); using the default limit",
+                    item.id, type(exc).__name__, str(exc)[:200])  # fmt: skip
+        return float(cls.default_timeout_s)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.domains.code.trajectory import call_arguments
+from assay.domains.code.trajectory import MAX_CALLS_READ, call_arguments
 from assay.verifiers.code.extract import _blocks
 from assay.verifiers.code.repo import _RUNNER_SOURCE as RUNNER_SOURCE
 from assay.verifiers.code.repo import KEY, REPORT, RUNNER, mac
@@ -231,12 +231,16 @@ def shell_commands(response: str, steps: Sequence[Mapping[str, Any]]) -> list[tu
     without tool calls; else the fenced shell blocks of the response.
     """
     found: list[tuple[str, str]] = []
+    calls_read = 0
     for index, message in enumerate(steps):
-        if message.get("role") != "assistant":
+        if len(found) >= MAX_COMMANDS or calls_read > MAX_CALLS_READ:
+            break
+        if not isinstance(message, Mapping) or message.get("role") != "assistant":
             continue
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
-            for number, call in enumerate(calls):
+            for number, call in enumerate(calls[: MAX_CALLS_READ + 1 - calls_read]):
+                calls_read += 1
                 command = _tool_command(call)
                 if command is not None:
                     found.append((f"command[{index}.{number}]", command))

@@ -19,7 +19,7 @@ from assay.domains.code.contest import CODECONTESTS, LIVECODEBENCH
 from assay.domains.code.formats import continue_prompt, from_native
 from assay.domains.code.modes import Budget, Fault, Run
 from assay.domains.code.task import CodeTask, parse_task
-from assay.domains.code.trajectory import command_steps, commands
+from assay.domains.code.trajectory import command_count, command_steps
 from assay.verifiers.code.extract import extract_code, extract_fenced, extract_patch
 from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
 from assay.verifiers.code.static import RuffReport, RuffRun, ruff_reports, syntax_error
@@ -447,7 +447,7 @@ def item_budget_s(record: Record) -> float:
             units += max(1, source.count("assert"))
     runs = 1
     if record.steps and not reference.get("repo"):
-        runs += len(commands(record.steps))
+        runs += command_count(record.steps)
     terminal_spec = reference.get("terminal")
     if isinstance(terminal_spec, dict):
         found = terminal.shell_commands(record.response, record.steps)

@@ -360,8 +360,8 @@ def build_app(core: ServeCore) -> Starlette:
 async def _read_json(request: Request, core: ServeCore) -> Any:
     body = await _read_body(request, core)
     try:
-        return safejson.loads(body)
-    except ValueError as exc:  # malformed, not UTF-8, or nested too deeply for the parser
+        return safejson.loads_rows(body)
+    except ValueError as exc:  # malformed or not UTF-8 (a value nested too deeply is cut)
         raise RequestError(400, f"body is not valid JSON: {exc}") from None
 
 
