@@ -77,7 +77,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.9.1"
+    version: ClassVar[str] = "1.9.2"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
