@@ -77,11 +77,23 @@ class CallOutcome:
         return 1.0 if self.useful else 0.5
 
     def to_evidence(self) -> dict[str, JSON]:
+        """The call's step evidence; its id, name and error cut to :data:`EVIDENCE_CHARS`
+        (a trajectory of many calls with long names must not make an output line that long)."""
         return {
-            "id": self.call.id, "name": self.call.name, "valid": not self.failed,
-            "useful": self.useful, "error_kind": self.error_kind, "error": self.error,
+            "id": _cut(self.call.id), "name": _cut(self.call.name), "valid": not self.failed,
+            "useful": self.useful, "error_kind": self.error_kind, "error": _cut(self.error),
             "recovered": self.recovered, "repeat": self.repeat,
         }  # fmt: skip
+
+
+EVIDENCE_CHARS = 300
+"""Longest call id, tool name or error message kept in a call's step evidence."""
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= EVIDENCE_CHARS:
+        return text
+    return f"{text[:EVIDENCE_CHARS]}... ({len(text)} characters)"
 
 
 @dataclass(frozen=True, slots=True)
