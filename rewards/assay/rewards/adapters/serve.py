@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from assay.rewards.adapters._batch import SharedScorer, reward_of
 
 from assay.errors import AssayError
-from assay.registry import Registry
+from assay.registry import Registry, default_registry
 from assay.runner import ScoreOptions
 from assay.types import Result
 
@@ -168,6 +168,8 @@ class ServeCore:
     """
 
     def __init__(self, config: ServeConfig, registry: Registry | None = None) -> None:
+        # a typo in --domain would make every item whose label names none a masked error
+        (registry or default_registry()).resolve(config.domain)
         self.config = config
         options = ScoreOptions(workers=config.workers, timeout_s=config.timeout_s)
         self._scorer = SharedScorer(options, registry)
@@ -254,6 +256,8 @@ class RewardServer:
 
     Raises:
         AssayError: uvicorn or starlette is not installed (the ``serve`` extra).
+        UnknownDomainError: ``config.domain`` (``--domain``) names no domain (a did-you-mean
+            in the message), before the server listens.
     """
 
     def __init__(self, config: ServeConfig, registry: Registry | None = None) -> None:

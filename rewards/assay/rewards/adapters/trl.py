@@ -26,6 +26,7 @@ from assay.rewards.adapters._batch import SharedScorer, reward_of, shared_scorer
 from assay.chat import is_chat, read_chat
 from assay.io import without_nulls
 from assay.records import RESPONSE_KEYS, native_domain
+from assay.registry import default_registry
 from assay.runner import ScoreOptions
 
 RewardFunc = Callable[..., list[float | None]]
@@ -63,7 +64,13 @@ def reward_function(
 
     Returns:
         ``f(prompts, completions, completion_ids=None, **columns) -> list[float | None]``.
+
+    Raises:
+        UnknownDomainError: ``domain`` names no domain, alias or verl ``data_source`` (with a
+            did-you-mean), when the function is made: not a masked ``None`` for every sample.
     """
+    if domain is not None:  # a typo would make every completion a masked error (None)
+        default_registry().resolve(domain)
     options = ScoreOptions(workers=workers, timeout_s=timeout_s, default_domain=domain)
 
     def assay_reward(
