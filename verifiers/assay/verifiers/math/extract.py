@@ -80,7 +80,9 @@ def extract_answer(response: str) -> Extraction | None:
 
     Example:
         >>> extract_answer("So $x = 2$, and the area is $\\\\boxed{\\\\frac{1}{2}}$.")
-        Extraction(method='boxed', text='\\\\frac{1}{2}', candidates=('\\\\frac{1}{2}',))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        Extraction(method='boxed', text='\\\\frac{1}{2}', candidates=('\\\\frac{1}{2}',),
+                   alternatives=False)
         >>> extract_answer("Natalia sold 48 + 24 = 72 clips.\\n#### 72<|im_end|>").text
         '72'
         >>> extract_answer("48 + 24 = 72\\n#### 72assistant").text
