@@ -402,8 +402,6 @@ CASES: list[tuple[str, dict[str, Any], str, str, str]] = [
 ]  # fmt: skip
 
 XFAIL: dict[str, str] = {
-    "alder-growth-bps": "incorrect: '1,440' (read as 14.4, 1440) differs from 14.4% = 0.144",
-    "alder-eps-cents": "incorrect: '27' (read as 27000000, 27) differs from 0.27 USD (millions)",
     "alder-int-parens": "incorrect: '$(5.8) million' (read as -5800000) differs from 5.8 USD "
     "(millions)",
     "lumen-inv-used": "incorrect: '£26.7 million' (read as 26700000) differs from -26.7 GBP "
@@ -411,8 +409,6 @@ XFAIL: dict[str, str] = {
     "quarry-oie-expense": "incorrect: '$358 thousand' (read as 358000) differs from -358 USD "
     "(thousands); sign_word null",
     "quarry-head-refuse": "incorrect: answered '2023'; the document does not say",
-    "cons-lumen-cash-discrepancy": "incorrect: claims both that the identity holds and that it "
-    "fails",
 }
 """Cases assay gets wrong today: id -> what assay says."""
 

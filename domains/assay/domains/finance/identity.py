@@ -37,7 +37,10 @@ _NO = re.compile(
 """Words that say the identity fails (a "does not" counts only before a verb of agreeing:
 "so they do not differ" and "I did not find any discrepancy" say that it holds)."""
 _YES = re.compile(
-    r"\b(?:is\s+consistent|are\s+consistent|holds?|balances?|matches|satisfies"
+    r"\b(?:is\s+consistent|are\s+consistent|holds?|matches|satisfies"
+    r"|(?:sheet|it|they|this|that|which|identity|equation|everything|totals?|figures?|assets"
+    r"|sides|books|numbers)\s+(?:still\s+|also\s+|do\s+|does\s+)?balances?(?!\s+sheet)"
+    r"|balances?\s+(?:out|correctly|exactly|perfectly)|(?:is|are)\s+balanced"
     r"|(?:do|does|did)\s+not\s+differ|(?:don't|doesn't|didn't)\s+differ"
     r"|(?:no|not\s+any|find\s+no|found\s+no)\s+(?:discrepancy|difference|gap|mismatch)"
     r"|did\s+not\s+find\s+any\s+(?:discrepancy|difference|gap|mismatch))\b",

@@ -140,7 +140,12 @@ def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
         return None
     if hedged:
         return Check("answer", False, message=f"hedges between figures: {found.text[:80]!r}")
-    if found.amount is not None and found.amount.value == amount.value and amount.cue is None:
+    same = found.amount is not None and found.amount.text == amount.text  # "27" of "27 cents"
+    if (
+        found.amount is not None
+        and (found.amount.value == amount.value or same)
+        and (amount.cue is None)
+    ):
         amount = replace(amount, cue=found.amount.cue)  # the sign word before it in its line
     if amount.cue is not None and amount.cue.hedged and task.sign:
         return Check("answer", False, message=f"hedges between directions: {found.text[:80]!r}")

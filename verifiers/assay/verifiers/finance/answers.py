@@ -214,7 +214,16 @@ def final_answer(
     line = _line_of(found)
     if line != found.text and _opposite(_values(line)):  # "by either +24,175 or -24,175"
         return FinalAnswer(line, method)
+    unit = _UNIT_AFTER.match(found.source, found.end)
+    if unit is not None and not _UNIT_AFTER.search(found.text):  # "grew by 1,440 bps"
+        return FinalAnswer(found.text + unit.group(0), method, amount=amount)
     return FinalAnswer(found.text, method, amount=amount)
+
+
+_UNIT_AFTER = re.compile(r"\s*(?:bps|bp|basis\s+points?|cents?|¢)(?![\w-])", re.IGNORECASE)
+"""A unit written after the figure that changes what it is: basis points are hundredths of
+a percent, cents hundredths of the currency. The answer's span keeps it (the figure alone,
+"1,440" of "grew by 1,440 bps", would be read as 1,440 of the task's unit)."""
 
 
 _YES_NO = re.compile(r"^\W*(?:[A-Za-z][^.:;!?\n,]{0,40},\s*)?(yes|no)\b", re.IGNORECASE)
@@ -345,7 +354,7 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
 
 _RATIO_TO_ONE = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*:\s*1(?![\d.,])")
 _RATIO_BEFORE = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*:\s*$")
-_CENTS = re.compile(r"\s*(?:cents?|¢)\b", re.IGNORECASE)
+_CENTS = re.compile(r"\s*(?:cents?|¢)(?![\w-])", re.IGNORECASE)
 
 
 def _year_in_parentheses(figure: Figure) -> bool:
