@@ -301,7 +301,9 @@ def _grounding_check(
         return None  # no environment to look anything up in: the answer's figures stand
     # the call arguments are the agent's own writing: no evidence for what it then states
     evidence = [*results, *trajectory.context, *context]
-    facts = [n for f in task.facts or () for n in f.numbers]
+    # the answer key is evidence only where there is nothing to look it up in: with an
+    # environment, a right figure no tool returned (nor the prompt) is a guess
+    facts = [n for f in task.facts or () for n in f.numbers] if task.env is None else []
     found = check_grounding(canonical_text(answer), evidence, fact_numbers=facts, strict=strict)
     if found.passed:
         return Check("grounding", True, 1.0, "every figure and id stated is supported", {})
@@ -520,6 +522,12 @@ def _gate(
             return calls.message
         if calls.evidence.get("exact"):
             return calls.message
+    if (
+        calls is not None
+        and calls.evidence.get("unrequested_changes")
+        and (calls.evidence.get("expected") == 0)
+    ):  # a task that asks only for facts, answered with a change of state: not done
+        return calls.message
     if grounding is not None and not grounding.passed:
         return grounding.message
     if not outcome_scores or not any(outcome_scores):

@@ -60,7 +60,7 @@ class AgentVerifier(Verifier):
     """
 
     name: ClassVar[str] = "agent"
-    version: ClassVar[str] = "2.4.0"
+    version: ClassVar[str] = "2.5.0"
     aliases: ClassVar[tuple[str, ...]] = ("tool_calling", "bfcl", "function_calling", "tool_use")
     data_sources: ClassVar[tuple[str, ...]] = ("bfcl*", "gorilla*", "tau_bench*", "tau-bench*")
     default_timeout_s: ClassVar[float] = 10.0
