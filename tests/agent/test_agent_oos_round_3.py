@@ -1150,12 +1150,6 @@ CASES: list[Case] = [
 
 # What assay says today where it disagrees with the label (strict expected failures).
 XFAIL: dict[str, str] = {
-    "r06-return-german-decimal-comma": (
-        "assay: partial 0.6, 0/1 required facts stated ('133,50 $' is not read as 133.5)"
-    ),
-    "r10-credit-french-format": (
-        "assay: partial 0.6, 0/1 required facts stated ('1 234,50 $' is not read as 1234.5)"
-    ),
     "k02-date-in-words": (
         "assay: partial 0.8, 1/2 required facts stated ('March 10, 2025' is not 2025-03-10)"
     ),

@@ -123,6 +123,14 @@ SCANS: list[tuple[str, list[tuple[str, str, str]]]] = [
     # --- scientific and fractions in text ---
     ("k = 1.2e-3 per s", [("1.2e-3", "0.0012", "value")]),  # e notation
     ("about 3/4 of it", [("3/4", "0.75", "value")]),  # fraction
+    # --- a decimal comma before a currency written after the figure (agent round 3) ---
+    ("Refund: 133,50 $.", [("133,50", "133.50", "value")]),  # French order, dollars
+    ("1 234,50 $", [("1 234,50", "1234.50", "value")]),  # space-grouped thousands
+    ("1 234,50 USD", [("1 234,50 USD", "1234.50", "value")]),  # an ISO code after it
+    ("3,50 dollars", [("3,50 dollars", "3.50", "value")]),  # the word
+    ("the roots are $1,2$", []),  # a $ glued to the digits closes LaTeX math: still a list
+    ("1,234 $", [("1,234", "1234", "value")]),  # a comma before three digits is thousands
+    ("is 1 234,50", [("1", "1", "value")]),  # no currency after: no space grouping
     # --- cents ---
     (
         "It costs four hundred twelve dollars and fifty cents.",  # a cheque amount

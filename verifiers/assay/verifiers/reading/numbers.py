@@ -23,8 +23,10 @@ Read as one number:
 - scientific notation ``1.2e-3``, ``1.2 \\times 10^{-3}``, ``1.2×10^-3``;
 - fractions ``3/4`` and ``\\frac{3}{4}`` (``fraction`` holds the exact pair), vulgar fractions
   ``½``, ``2¾``, ``1 ½`` and mixed numbers ``1 1/2`` (a whole, one space, a proper fraction);
-- decimal commas only where unambiguous: after dot grouping (``1.234,56``) or beside a euro or
-  percent mark (``€3,50``, ``12,5 %``); a comma before three digits is always thousands;
+- decimal commas only where unambiguous: after dot grouping (``1.234,56``), beside a euro or
+  percent mark (``€3,50``, ``12,5 %``), or before a currency written after the figure
+  (``133,50 $``, ``1 234,50 USD``: space-grouped thousands too); a comma before three digits is
+  always thousands;
 - number words ("twenty-five", "one hundred twelve", "a dozen"), and "412 dollars and 50 cents".
 
 Not numbers: digits glued to letters before them (``abc123``, ``v2``, ``H2O``), ordinals
@@ -125,8 +127,15 @@ _DASHES = "\u2212\u2013\u2012\u2014\ufe63\uff0d"
 _SIGN = rf"[-+{_DASHES}]"
 _CODES = r"USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|RMB|INR"
 _SEP = r",\\!|\{,\}|\\,|,|[\u00a0\u2009\u202f]"
-_EU_MARK = r"\s?(?:\\?%|€|EUR\b|euros?\b|Euro\b|percent\b|Prozent\b)"
-"""What after a comma decimal makes it unambiguous (``12,5 %``, ``3,50 €``)."""
+_EU_MARK = (
+    r"\s?(?:\\?%|€|EUR\b|euros?\b|Euro\b|percent\b|Prozent\b|USD\b|dollars?\b"
+    r"|\s\$(?![\w\\{(]))"
+)
+"""What after a comma decimal makes it unambiguous (``12,5 %``, ``3,50 €``, ``133,50 $``: a
+currency written after the figure is the European order; a ``$`` right after the digits
+closes LaTeX math, ``$1,2$``, and is not one)."""
+_EU_GROUPING = str.maketrans("", "", ". \u00a0\u202f")
+"""What groups the thousands of a figure with a decimal comma (``1.234,50``, ``1 234,50 $``)."""
 _FIGURE = re.compile(
     rf"""
     (?=[-+{_DASHES}(\\$€£¥₹UCAEGJRI.\d])
@@ -143,6 +152,7 @@ _FIGURE = re.compile(
       (?P<open2>\()?
       (?P<num>
           (?P<eu>\d{{1,3}}(?:\.\d{{3}})+,\d+(?![\d.,])
+            | \d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+,\d{{1,2}}(?![\d.,])(?={_EU_MARK})
             | (?:(?<=€)|(?<=€\s))\d+,(?!\d{{3}}(?!\d))\d+(?![\d.,])
             | \d+,(?!\d{{3}}(?!\d))\d+(?![\d.,])(?={_EU_MARK}))
         | \d{{1,3}}(?P<sep>{_SEP})\d{{3}}(?:(?P=sep)\d{{3}})*(?!\d)(?:\.\d+)?
@@ -533,7 +543,7 @@ def _from_match(text: str, match: re.Match[str], dollars: Dollars) -> Figure | O
     negative = any(text[position] != "+" for position in signs)
     european = groups["eu"]
     digits = (
-        european.replace(".", "").replace(",", ".")
+        european.translate(_EU_GROUPING).replace(",", ".")
         if european is not None
         else _strip_separators(groups["num"])
     )
