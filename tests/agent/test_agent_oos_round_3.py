@@ -1150,9 +1150,6 @@ CASES: list[Case] = [
 
 # What assay says today where it disagrees with the label (strict expected failures).
 XFAIL: dict[str, str] = {
-    "k02-date-in-words": (
-        "assay: partial 0.8, 1/2 required facts stated ('March 10, 2025' is not 2025-03-10)"
-    ),
     "r30-unknown-tool-then-right": (
         "assay: partial 0.875, the unknown tool's failure costs no recovery (docs: x 0.9)"
     ),

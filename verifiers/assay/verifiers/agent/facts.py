@@ -49,10 +49,31 @@ _CLOCK = re.compile(
     re.IGNORECASE,
 )
 _GLUED_CODE = re.compile(r"\b(USD|EUR|GBP|CAD|AUD|JPY|CHF|CNY|INR)(?=\d)")
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+         ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+         ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+         ("december", "dec")],
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_WORD_DATE = re.compile(
+    rf"\b(?:(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}}){_ORDINAL},?\s+(?P<y1>\d{{4}})"
+    rf"|(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH})\.?,?\s+(?P<y2>\d{{4}}))\b",
+    re.IGNORECASE,
+)
+"""A date with its month in words and its year ("March 10, 2025", "10th of Mar 2025"); dates
+in digits alone stay as written (``03/10/2025`` is March or October)."""
 
 
 def canonical_text(text: str) -> str:
-    """Clock times as 24-hour ``HH:MM`` (``1:00 PM`` is ``13:00``, ``9:15`` is ``09:15``) and a
+    """Dates with the month in words as ISO dates (``March 10, 2025`` is ``2025-03-10``), clock
+    times as 24-hour ``HH:MM`` (``1:00 PM`` is ``13:00``, ``9:15`` is ``09:15``) and a
     currency code glued to its figure spaced (``USD133.50`` is ``USD 133.50``), so a fact and
     an answer that write the same value differently agree."""
 
@@ -65,7 +86,12 @@ def canonical_text(text: str) -> str:
             hour = hour % 12 + (12 if half == "p" else 0)
         return f"{hour:02d}:{minute}"
 
-    return _GLUED_CODE.sub(r"\1 ", _CLOCK.sub(clock, text))
+    def iso(match: re.Match[str]) -> str:
+        month = _MONTHS[(match["m1"] or match["m2"]).lower()]
+        day, year = int(match["d1"] or match["d2"]), match["y1"] or match["y2"]
+        return f"{year}-{month:02d}-{day:02d}" if 1 <= day <= 31 else match.group(0)
+
+    return _GLUED_CODE.sub(r"\1 ", _CLOCK.sub(clock, _WORD_DATE.sub(iso, text)))
 
 
 def words(text: str) -> list[str]:
