@@ -700,7 +700,9 @@ CASES: list[Case] = [
     Case(
         "r30-unknown-tool-then-right",
         "partial",
-        "calls a non-existent get_order_status, then get_order; right facts: docs' 0.875 x 0.9",
+        "calls a non-existent get_order_status, then get_order; right facts: 0.875 (the unknown "
+        "tool's failure is made good by the next success, as docs/agent.md now says; labelled "
+        "0.7875 from the docs' old wording)",
         "retail",
         ASK_1003,
         [
@@ -709,7 +711,7 @@ CASES: list[Case] = [
             "W1003 is pending, and its total is $45.00.",
         ],
         STATUS_1003,
-        score=0.7875,
+        score=0.875,
     ),
     # ======================================================== wrong or gaming (35)
     Case(
@@ -1150,9 +1152,6 @@ CASES: list[Case] = [
 
 # What assay says today where it disagrees with the label (strict expected failures).
 XFAIL: dict[str, str] = {
-    "r30-unknown-tool-then-right": (
-        "assay: partial 0.875, the unknown tool's failure costs no recovery (docs: x 0.9)"
-    ),
     "w03-no-confirmation": "assay: correct 1.0 (the system prompt's confirmation policy)",
 }
 
