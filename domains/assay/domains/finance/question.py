@@ -157,6 +157,13 @@ def _figure_check(task: Task, found: FinalAnswer) -> Check | None:
         )
     signed = apply_sign(amount, task.sign)
     outcome = compare(signed, figure, named=task.named)
+    up = amount.cue is not None and amount.cue.direction == "up"
+    if not outcome.matched and task.sign == "magnitude" and not up and signed.value:
+        # the question asks for the negative item itself ("interest expense", "net cash used
+        # in"): its sign says nothing, written as the statement prints it or as a magnitude
+        flipped = compare(replace(signed, value=-signed.value), figure, named=task.named)
+        if flipped.matched and (signed.value < 0) != (figure.base < 0):
+            outcome = flipped
     evidence = {
         "given": amount.text,
         "sign_word": amount.cue.word if amount.cue is not None and task.sign else None,
