@@ -407,7 +407,6 @@ XFAIL: dict[str, str] = {
     "the finance issue asked for), an outflow given as a positive amount is wrong; kept so",
     "quarry-oie-expense": "incorrect: '$358 thousand' (read as 358000) differs from -358 USD "
     "(thousands); sign_word null",
-    "quarry-head-refuse": "incorrect: answered '2023'; the document does not say",
 }
 """Cases assay gets wrong today: id -> what assay says."""
 

@@ -26,6 +26,8 @@ from assay.verifiers.finance import (
 )
 from assay.verifiers.finance.answers import apply_sign
 from assay.verifiers.finance.compare import PERCENT
+from assay.verifiers.reading import scan_numbers
+from assay.verifiers.reading.sentence import drop_asides, last_sentence
 
 from assay.types import Check, Verdict
 
@@ -48,7 +50,7 @@ def score_question(task: Task, response: str, document: Document | None) -> Verd
         yes_no=yes_no,
         change=task.sign == "signed" and task.answer is not None,
     )
-    refused = _refuses(found, response)
+    refused = _refuses(found, response, year_answer=task.year_answer)
     if not task.answerable:
         return _unanswerable(found, refused)
     if refused:
@@ -86,12 +88,41 @@ def score_question(task: Task, response: str, document: Document | None) -> Verd
     return Verdict.incorrect(tuple(checks), message=failed.message)
 
 
-def _refuses(found: FinalAnswer | None, response: str) -> bool:
+def _refuses(found: FinalAnswer | None, response: str, *, year_answer: bool = False) -> bool:
+    """Whether the response declines: no answer and refusal words, a marked answer that is
+    words of refusal, or (unless the answer is a year) a last figure that is only the year a
+    refusing last sentence names ("the 2023 headcount is not disclosed")."""
     if found is None:
         return is_refusal(response)
     if found.method == "last_figure":
-        return False
+        if year_answer:
+            return False
+        amount = answer_amount(found.text)[0]
+        year = (
+            amount is not None and amount.text.isdigit() and len(amount.text) == 4
+            and 1900 <= amount.value <= 2100 and amount.currency is None
+        )  # fmt: skip
+        return year and _refusing_clause(response, found.text)
     return is_refusal(found.text) and answer_amount(found.text)[0] is None
+
+
+_CLAUSE_BREAK = re.compile(r"[;:\n]|,\s|\s(?:but|though|although|however|while)\s", re.I)
+
+
+def _refusing_clause(response: str, year: str) -> bool:
+    """Whether the clause of the response's last sentence that holds ``year`` (its last
+    occurrence) refuses and states no other figure: "the 2023 headcount is not disclosed",
+    not "1,870 people in 2023, though this is not disclosed"."""
+    sentence = last_sentence(drop_asides(response.strip()))
+    at = sentence.rfind(year)
+    if at < 0:
+        return False
+    breaks = [m.span() for m in _CLAUSE_BREAK.finditer(sentence)]
+    start = max((end for _, end in breaks if end <= at), default=0)
+    end = min((begin for begin, _ in breaks if begin >= at + len(year)), default=len(sentence))
+    clause = sentence[start:end]
+    others = [f for f in scan_numbers(clause).figures if f.text != year]
+    return is_refusal(clause) and not others
 
 
 def _unanswerable(found: FinalAnswer | None, refused: bool) -> Verdict:

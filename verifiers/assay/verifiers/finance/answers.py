@@ -44,6 +44,8 @@ _REFUSAL = re.compile(
     \b(?:cannot|can't|can\s+not|unable\s+to|not\s+able\s+to)\s+(?:be\s+)?
         (?:determine|determined|answer|answered|calculate|calculated|find|found|compute|computed)
     | \b(?:not|never)\s+(?:disclosed|reported|provided|stated|available|given|presented)\b
+    | \b(?:do|does|did)\s+not\s+(?:disclose|report|provide|state|give|present|include)\b
+    | \b(?:don't|doesn't|didn't)\s+(?:disclose|report|provide|state|give|present|include)\b
     | \b(?:insufficient|not\s+enough|no)\s+(?:information|data)\b
     | \bi\s+(?:do\s+not|don't)\s+know\b
     | ^\s*n/?a\s*\.?\s*$
