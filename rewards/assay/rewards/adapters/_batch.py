@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.records import RawRow
-from assay.registry import Registry
+from assay.registry import Registry, default_registry
 from assay.runner import ScoreOptions, Scorer
 from assay.types import Result
 
@@ -36,6 +36,11 @@ class SharedScorer:
         self._registry = registry
         self._lock = threading.Lock()
         self._scorer: Scorer | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """The verifiers this scorer uses."""
+        return self._registry if self._registry is not None else default_registry()
 
     def score(self, rows: Sequence[Any]) -> list[Result]:
         """One result per row, in order; each result keeps its row's own ``id``.

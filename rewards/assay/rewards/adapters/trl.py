@@ -70,7 +70,7 @@ def reward_function(
             did-you-mean), when the function is made: not a masked ``None`` for every sample.
     """
     if domain is not None:  # a typo would make every completion a masked error (None)
-        default_registry().resolve(domain)
+        (scorer.registry if scorer is not None else default_registry()).resolve(domain)
     options = ScoreOptions(workers=workers, timeout_s=timeout_s, default_domain=domain)
 
     def assay_reward(
