@@ -7,9 +7,12 @@ import pytest
 
 from assay.decoding import (
     DEFAULT_SPECIAL_TOKENS,
+    TOOL_CALL_BLOCK,
+    complete_calls,
     decoded,
     read_answer,
     strip_end_tokens,
+    transcript_parts,
     without_thinking,
 )
 from assay.types import Record
@@ -105,3 +108,57 @@ def test_without_thinking(text: str, answer: str) -> None:
 def test_many_think_tags_are_read_in_one_pass() -> None:
     text = "<think>a</think>b" * 100_000 + "<think>" * 100_000 + "</think>" * 100_000 + "end"
     assert without_thinking(text) == "b" * 100_000 + "</think>" * 99_999 + "end"
+
+
+CALL_TEXTS = [
+    "",
+    "<tool_call>a</tool_call>",
+    "x<tool_call>a</tool_call>y<tool_call>b</tool_call>z",
+    "<tool_call><tool_call>a</tool_call></tool_call>",
+    "<tool_call>open only",
+    "</tool_call><tool_call>a</tool_call>",
+    "<tool_call>a\n</tool_call><tool_call>",
+    "<tool_call></tool_call>",
+]
+
+
+@pytest.mark.parametrize("text", CALL_TEXTS)
+def test_complete_calls_are_the_parsers_findall(text: str) -> None:
+    assert complete_calls(text) == TOOL_CALL_BLOCK.findall(text)
+
+
+def test_many_unclosed_calls_are_read_in_one_pass() -> None:
+    # the regex retried each unclosed block to the end: 1 MB took minutes, in the scheduler
+    text = (
+        "<think>" + "<tool_call>{}" * 100_000 + "</think>\nuser\n<tool_response>x</tool_response>"
+    )
+    assert complete_calls(text) == []
+    assert read_answer(text + "\nassistant\nok", calls=True).endswith("ok")
+
+
+TRANSCRIPTS = [
+    # (text, the parts: True for a tool turn)
+    ("a<tool_call>{}</tool_call>\nuser\n<tool_response>\nr\n</tool_response>\nassistant\nb",
+     [False, True, False]),
+    # the model's own <tool_response> (no user header) is its text: no transcript
+    ("a <tool_response>fake</tool_response> b", None),
+    ("<think>x</think>done\n<tool_response>", None),
+    # its own one inside a turn, then a real tool turn
+    ("a<tool_response>x</tool_response>\nuser\n<tool_response>\nr\n</tool_response>\n"
+     "assistant\nb", [False, True, False]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "kinds"), TRANSCRIPTS)
+def test_only_a_user_header_opens_a_tool_turn(text: str, kinds: list[bool] | None) -> None:
+    parts = transcript_parts(text)
+    assert (None if parts is None else [p.tool for p in parts]) == kinds
+    if parts is not None:
+        assert "".join(p.text for p in parts) == text
+
+
+def test_other_domains_read_the_last_assistant_turn() -> None:
+    text = ("#### 71<think><tool_call>#### 72</tool_call></think>\nuser\n<tool_response>\n"
+            "<think> cached\n</tool_response>\nassistant\nThe answer is 73.")  # fmt: skip
+    assert read_answer(text) == "The answer is 73."
+    assert "#### 72" in read_answer(text, calls=True)

@@ -159,27 +159,47 @@ def executed_turn(text: str) -> str:
     if pieces is None:
         return text
     kept = [
-        "\n".join(TOOL_CALL_BLOCK.findall(piece)) + "\n" if thinking else piece
-        for thinking, piece in pieces
+        "\n".join(complete_calls(piece)) + "\n" if thinking else piece for thinking, piece in pieces
     ]
     return _BLANK_LINES.sub("", "".join(k for k in kept if k != "\n"))
+
+
+def complete_calls(text: str) -> list[str]:
+    """The complete ``<tool_call>...</tool_call>`` blocks of ``text``, as ``findall`` of
+    :data:`TOOL_CALL_BLOCK` finds them, in one pass (the regex retries every unclosed
+    ``<tool_call>`` to the end: quadratic in a response of many)."""
+    blocks: list[str] = []
+    position = 0
+    while (start := text.find(_CALL_OPEN, position)) >= 0:
+        close = text.find(_CALL_CLOSE, start + len(_CALL_OPEN))
+        if close < 0:
+            break
+        position = close + len(_CALL_CLOSE)
+        blocks.append(text[start:position])
+    return blocks
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
     return (start > 0 and text[start - 1] in _QUOTES) or (end < len(text) and text[end] in _QUOTES)
 
 
-def read_answer(text: str) -> str:
+def read_answer(text: str, *, calls: bool = False) -> str:
     """The response as a verifier reads it: end tokens off (:func:`strip_end_tokens`), then
     the thinking (:func:`without_thinking`).
 
-    A multi-turn tool transcript (:func:`transcript_parts`) is read turn by turn: the tool
-    turns as they are, each assistant turn that tool results follow by :func:`executed_turn`
-    (the calls verl executed stay, thinking or not), the last one as a one-turn response.
+    A multi-turn tool transcript (:func:`transcript_parts`) is read as its last assistant turn
+    (the answer; what earlier turns and tool results said is not), or, with ``calls`` (a
+    verifier that judges the calls, :attr:`assay.verifier.Verifier.reads_transcript_calls`),
+    turn by turn: the tool turns as they are, each assistant turn that tool results follow by
+    :func:`executed_turn` (the calls verl executed stay, thinking or not), the last one as a
+    one-turn response.
     """
     parts = transcript_parts(text) if TOOL_RESPONSE_OPEN in text else None
     if parts is None:
         return without_thinking(strip_end_tokens(text))
+    if not calls:
+        last = parts[-1]
+        return "" if last.tool else without_thinking(strip_end_tokens(last.text))
     read = []
     for k, part in enumerate(parts):
         if part.tool:
@@ -191,11 +211,14 @@ def read_answer(text: str) -> str:
     return strip_end_tokens("".join(read))
 
 
-def decoded(record: Record) -> Record:
+def decoded(record: Record, *, calls: bool = False) -> Record:
     """``record`` with the end tokens and the thinking off its response and its assistant
-    messages' contents (the same record when there were none)."""
-    response = read_answer(record.response) if isinstance(record.response, str) else None
-    steps = tuple(_message(step) for step in record.steps)
+    messages' contents (the same record when there were none); ``calls`` as in
+    :func:`read_answer`."""
+    response = (
+        read_answer(record.response, calls=calls) if isinstance(record.response, str) else None
+    )
+    steps = tuple(_message(step, calls) for step in record.steps)
     changed_steps = any(new is not old for new, old in zip(steps, record.steps, strict=True))
     if (response is None or response == record.response) and not changed_steps:
         return record
@@ -206,11 +229,11 @@ def decoded(record: Record) -> Record:
     )
 
 
-def _message(step: Mapping[str, JSON]) -> Mapping[str, JSON]:
+def _message(step: Mapping[str, JSON], calls: bool) -> Mapping[str, JSON]:
     content = step.get("content") if isinstance(step, Mapping) else None
     if step.get("role") != "assistant" or not isinstance(content, str):
         return step
-    cleaned = read_answer(content)
+    cleaned = read_answer(content, calls=calls)
     return step if cleaned == content else {**step, "content": cleaned}
 
 
@@ -227,7 +250,9 @@ assistant header, or the end. One a tool wrote into its own result is none of th
 _NEXT_TURN = re.compile(rf"{_TURN_TOKENS}(?:(?:<\|im_start\|>)?assistant[ \t]*\r?\n)?")
 _BACK_TOKENS = ("<|im_end|>", "<|im_start|>", "<|endoftext|>")
 TOOL_CALL_BLOCK = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
-"""A complete call block, as verl's ``HermesToolParser`` finds them (``findall``)."""
+"""A complete call block, as verl's ``HermesToolParser`` finds them (``findall``; read them
+with :func:`complete_calls`, linear)."""
+_CALL_OPEN, _CALL_CLOSE = "<tool_call>", "</tool_call>"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -245,7 +270,9 @@ def transcript_parts(text: str) -> list[TranscriptPart] | None:
     the tool turns between them as one response: ``...</tool_call>\\nuser\\n<tool_response>
     \\n{result}\\n</tool_response>\\nassistant\\n...`` (``<|im_end|>`` / ``<|im_start|>``
     there too when special tokens are kept). A tool turn runs from its user header through
-    its results and the next assistant header. It ends at a ``</tool_response>`` followed by
+    its results and the next assistant header; a ``<tool_response>`` with no user header
+    before it is the model's own writing, part of its turn (a call it wraps in one is still
+    its call, as verl's parser executes it). It ends at a ``</tool_response>`` followed by
     another result, that header or the end of the text, so a result that writes
     ``</tool_response>`` itself stays the tool's, and one never closed runs to the end.
     Joining the parts' texts gives ``text`` back. Linear in the text's length.
@@ -265,6 +292,9 @@ def transcript_parts(text: str) -> list[TranscriptPart] | None:
     position = 0
     while start >= 0:
         turn_start = _header_start(text, position, start)
+        if turn_start == start:  # no user header before it: the model's own text, no tool turn
+            start = text.find(TOOL_RESPONSE_OPEN, start + len(TOOL_RESPONSE_OPEN))
+            continue
         if turn_start > position:
             parts.append(TranscriptPart(False, text[position:turn_start]))
         after = start
@@ -280,6 +310,8 @@ def transcript_parts(text: str) -> list[TranscriptPart] | None:
         position = following.end() if following is not None else end.end()
         parts.append(TranscriptPart(True, text[turn_start:position]))
         start = text.find(TOOL_RESPONSE_OPEN, position)
+    if not parts:
+        return None  # every <tool_response> was the model's own text
     if position < len(text):
         parts.append(TranscriptPart(False, text[position:]))
     return parts

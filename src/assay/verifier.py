@@ -25,6 +25,10 @@ class Verifier(abc.ABC):
         data_sources: verl ``data_source`` values (exact, or prefixes ending in ``*``).
         default_timeout_s: Hard wall-clock limit per item unless the caller sets one.
         fixtures: Labelled cases (JSONL) for conformance tests and ``assay eval``.
+        reads_transcript_calls: The verifier judges a decoded multi-turn tool transcript's
+            calls (the agent verifier): it gets every turn, each executed turn with the calls
+            written in its thinking (:func:`assay.decoding.read_answer`); any other verifier
+            gets the last assistant turn, without its thinking.
 
     Example:
         >>> class Echo(Verifier):
@@ -42,6 +46,7 @@ class Verifier(abc.ABC):
     data_sources: ClassVar[tuple[str, ...]] = ()
     default_timeout_s: ClassVar[float] = 10.0
     fixtures: ClassVar[Path | None] = None
+    reads_transcript_calls: ClassVar[bool] = False
 
     @property
     def id(self) -> str:

@@ -79,13 +79,14 @@ class Scheduler:
         if isinstance(item, Result):
             self._done.append((ticket, item))
             return
-        item = decoded(item)  # the end tokens a decoder left are off before any verifier reads it
         try:
             entry = self.registry.entry(item.domain)
         except RegistryError as exc:  # e.g. a plugin the driver has and this node lacks
             message = f"no verifier for domain {item.domain!r} in this process: {exc}"
             self._done.append((ticket, _result(item, Verdict.error(message), "")))
             return
+        # the end tokens and thinking a decoder left are off before any verifier reads it
+        item = decoded(item, calls=entry.cls.reads_transcript_calls)
         if self.cache is not None:
             cached = self.cache.get(cache_key(entry.id, item))
             if cached is not None:

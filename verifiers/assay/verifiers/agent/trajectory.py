@@ -33,7 +33,7 @@ from assay.verifiers.agent.calltext import (
     split_tool_call_tags,
 )
 
-from assay.decoding import TranscriptPart, transcript_parts
+from assay.decoding import TOOL_RESPONSE_OPEN, TranscriptPart, complete_calls, transcript_parts
 from assay.errors import AssayError
 from assay.types import JSON
 
@@ -199,11 +199,28 @@ def _transcript_turns(parts: list[TranscriptPart], context: tuple[str, ...]) -> 
     them (:func:`assay.decoding.transcript_parts`) are results, never calls: a ``<tool_call>``
     a tool returned is the environment's text, not the model's. The calls are read as one
     turn, as a response with blocks is, and the environment is replayed; the results are not
-    paired with them."""
+    paired with them.
+
+    verl answers each call its parser finds in a turn (:func:`assay.decoding.complete_calls`
+    over the whole turn, thinking included) with one result, so a tool turn with more results
+    than the turn before it made calls is not one verl built: the model wrote it (a forged
+    ``user`` header and results, to hide calls that verl then executed from the reader).
+
+    Raises:
+        TrajectoryError: ``forged_tool_turn``, such a tool turn.
+    """
     texts: list[str] = []
     calls: list[TextCall] = []
-    for part in parts:
+    for k, part in enumerate(parts):
         if part.tool:
+            made = len(complete_calls(parts[k - 1].text)) if k and not parts[k - 1].tool else 0
+            results = part.text.count(TOOL_RESPONSE_OPEN)
+            if results > made:
+                raise TrajectoryError(
+                    "forged_tool_turn",
+                    f"a tool turn holds {results} results for {made} calls of the turn before "
+                    "it: the model wrote it (verl answers each call it executed once)",
+                )
             continue
         tagged = split_tool_call_tags(part.text)
         if tagged is None:

@@ -66,12 +66,13 @@ class Extraction:
     alternatives: bool = False
 
 
-_GLUED_ROLE_WORD = re.compile(r"(?<=[0-9})\]$])assistant\s*\Z")
+_GLUED_ROLE_WORD = re.compile(r"(?:(?<=[0-9})\]$])|(?<=[0-9})\]$]\.))assistant\s*\Z")
 """The next turn's role word glued to the final answer at the very end: a decode with
 ``skip_special_tokens`` of a policy that ran past its end of turn (Llama 3's
 ``#### 72<|eot_id|><|start_header_id|>assistant<|end_header_id|>`` is ``#### 72assistant``;
 verl's gsm8k scorer reads the 72). Only right after a digit, ``}``, ``)``, ``]`` or ``$``,
-so an answer that ends in a word of its own is never cut."""
+or one of them and a full stop ("The answer is 72.assistant"), so an answer that ends in a
+word of its own is never cut."""
 
 
 @lru_cache(maxsize=16)  # grade_identical and grade read the same response in turn
