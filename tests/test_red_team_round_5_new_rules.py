@@ -45,7 +45,10 @@ last assistant turn, without thinking; a tool turn with more results than the tu
 made calls is ``forged_tool_turn`` (unparsable), which also closes the forged ``user`` header;
 the role word goes after a full stop too; complete calls are found in one pass
 (``assay.decoding.complete_calls``, ``tests/test_decoding.py``). Left as strict expected
-failures: the derived-id collisions and the malformed text inside the cut.
+failures: none. Derived ids are told apart by a fingerprint of the task when two tasks share
+one (``assay.records.DerivedIds``), and the brackets inside the cut are checked (other
+malformed tokens there are not: the parser never sees that part, and the line's author gains
+nothing by it).
 """
 
 from __future__ import annotations
@@ -443,21 +446,13 @@ ID_PAIRS: list[tuple[str, tuple[dict, dict], str | None]] = [
     ("different_splits", (_verl_row("openai/gsm8k", "train", 0, "72", "#### 72"),
                           _verl_row("openai/gsm8k", "test", 0, "3", "#### 3")), None),
     ("dash_in_source_or_split", (_verl_row("my-math", "train", 1, "72", "#### 72"),
-                                 _verl_row("my", "math-train", 1, "3", "#### 3")),
-     "verl_row_id (assay.records) joins the parts with '-', which data sources and splits "
-     "hold: ('my-math', 'train', 1) and ('my', 'math-train', 1) are both my-math-train-1"),
+                                 _verl_row("my", "math-train", 1, "3", "#### 3")), None),
     ("source_holding_the_split", (_verl_row("gsm8k-train", None, 1, "72", "#### 72"),
-                                  _verl_row("gsm8k", "train", 1, "3", "#### 3")),
-     "verl_row_id leaves a missing split out with its dash: ('gsm8k-train', no split, 1) is "
-     "('gsm8k', 'train', 1)"),
+                                  _verl_row("gsm8k", "train", 1, "3", "#### 3")), None),
     ("index_string_and_integer", (_verl_row("gsm8k", "train", "1", "72", "#### 72"),
-                                  _verl_row("gsm8k", "train", 1, "3", "#### 3")),
-     "verl_row_id writes the index '1' and 1 alike"),
+                                  _verl_row("gsm8k", "train", 1, "3", "#### 3")), None),
     ("two_files_one_source", (_verl_row("openai/gsm8k", "train", 0, "72", "#### 72"),
-                              _verl_row("openai/gsm8k", "train", 0, "3", "#### 3")),
-     "two shards of one data source (data.train_files=[part1, part2], each numbered from 0) "
-     "still give one derived id: merged into one group (with one response each: the second "
-     "is a masked 'duplicate id' error)"),
+                              _verl_row("openai/gsm8k", "train", 0, "3", "#### 3")), None),
 ]  # fmt: skip
 
 
@@ -527,10 +522,7 @@ LINES: list[tuple[str, str, frozenset[str], str | None]] = [
      + _nest(1500, '"' + TRICKY + '"') + "}]}", frozenset({"unparsable"}), None),
     ("malformed_inside_the_cut",
      '{"id": "m3", "domain": "math", "reference": "72", "response": "#### 72", "meta": '
-     + _nest(1500, "1,,}{2") + "}", frozenset({"error"}),
-     "safejson._cut_deep replaces the part past 200 levels before the parser sees it, so the "
-     "malformed '1,,}{2' 1,500 levels down is never refused: a malformed line is read and "
-     "scored correct (loads_rows says it raises ValueError for malformed JSON)"),
+     + _nest(1500, "1,,}{2") + "}", frozenset({"error"}), None),
     ("malformed_above_the_cut",
      '{"id": "m4", "domain": "math", "reference": "72", "response": "#### 72",, "meta": '
      + _nest(1500) + "}", frozenset({"error"}), None),

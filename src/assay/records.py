@@ -15,6 +15,7 @@ what to fix.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import numbers
 import re
@@ -26,6 +27,7 @@ from assay.chat import is_chat, read_chat
 from assay.errors import UnknownDomainError
 from assay.registry import Registry
 from assay.safejson import MAX_DEPTH, clean_text, json_safe, nested_deeper_than
+from assay.safejson import dumps as safe_dumps
 from assay.safejson import loads as json_loads
 from assay.types import JSON, Record, Result, Verdict
 
@@ -157,6 +159,7 @@ class RecordBuilder:
         self.max_response_chars = max_response_chars
         self.fields = fields or FieldMap()
         self._seen: set[str] = set()
+        self._derived = DerivedIds()
 
     def build_all(self, row: RawRow) -> Iterator[Record | Result]:
         """One record per response of the row: a list of response strings is n samples.
@@ -171,11 +174,11 @@ class RecordBuilder:
             yield self.build(row)
             return
         if len(samples) > MAX_SAMPLES:
-            row_id = clean_text(_row_id(data, row, self.fields.id)[0])
+            row_id = clean_text(_row_id(data, row, self.fields.id, self._derived)[0])
             message = f"the response list has {len(samples):,} samples, over {MAX_SAMPLES:,}"
             yield bad_row(row_id, str(data.get("domain") or ""), message)
             return
-        base_id = clean_text(_row_id(data, row, self.fields.id)[0])
+        base_id = clean_text(_row_id(data, row, self.fields.id, self._derived)[0])
         group = data.get("group")
         group = base_id if group is None else group
         for k, text in enumerate(samples):
@@ -201,7 +204,7 @@ class RecordBuilder:
         id_problem = _id_problem(data, self.fields.id)
         if id_problem is not None:
             return bad_row(fallback_id(row), str(data.get("domain") or ""), id_problem)
-        raw_id, problem_key = _row_id(data, row, self.fields.id)
+        raw_id, problem_key = _row_id(data, row, self.fields.id, self._derived)
         if not problem_key and not self.fields.id and self._is_task_row(data):
             problem_key = True  # a benchmark's own row: its id is the task's, shared by samples
         row_id = clean_text(sample[0] if sample is not None else raw_id)
@@ -285,7 +288,7 @@ class RecordBuilder:
     def _refused(self, row: RawRow) -> Result:
         """The verdict of a row that was read but cannot be scored, under the row's own id."""
         data: Mapping[str, Any] = row.data
-        row_id, problem_key = _row_id(data, row, self.fields.id)
+        row_id, problem_key = _row_id(data, row, self.fields.id, self._derived)
         row_id = clean_text(row_id)
         if row_id in self._seen and (problem_key or data.get("group") is not None):
             row_id = self._numbered(row_id)
@@ -481,8 +484,46 @@ def verl_row_id(data: Mapping[str, Any]) -> str | None:
     return "-".join([*parts, str(index if isinstance(index, str) else int(index))])
 
 
-def _row_id(data: Mapping[str, Any], row: RawRow, path: str | None = None) -> tuple[str, bool]:
-    """The row's id, and whether it is a benchmark's task id (shared by that task's samples)."""
+class DerivedIds:
+    """Derived verl ids (:func:`verl_row_id`) kept one per task within a run.
+
+    The derived id is no one-to-one name: two files of one data source each numbered from 0
+    (``data.train_files=[part1, part2]``), a data source or split holding a dash
+    (``my-math``/``train`` and ``my``/``math-train``), a row without a split, an index ``"1"``
+    and ``1`` all give one id. The first task seen with an id keeps it; another task (other
+    data source, split, index, prompt or ground truth) with the same id gets
+    ``<id>~<8 hex digits of its fingerprint>``, so two prompts are never one GRPO group and
+    never a ``duplicate id``. The same task again (the n samples verl gives a prompt, a row
+    repeated) keeps the id.
+    """
+
+    def __init__(self) -> None:
+        self._first: dict[str, str] = {}
+
+    def distinct(self, derived: str, data: Mapping[str, Any]) -> str:
+        """``derived`` for ``data``'s task, told apart from other tasks with that id."""
+        mark = _task_fingerprint(data)
+        first = self._first.setdefault(derived, mark)
+        return derived if first == mark else f"{derived}~{mark[:8]}"
+
+
+def _task_fingerprint(data: Mapping[str, Any]) -> str:
+    extra = data.get("extra_info")
+    extra = extra if isinstance(extra, Mapping) else {}
+    index = extra.get("index")
+    key = [
+        data.get("data_source"), extra.get("split"), type(index).__name__, str(index),
+        data.get("prompt"), data.get("reward_model"), data.get("reference"),
+    ]  # fmt: skip
+    return hashlib.sha256(safe_dumps(key).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _row_id(
+    data: Mapping[str, Any], row: RawRow, path: str | None = None,
+    derived_ids: DerivedIds | None = None,
+) -> tuple[str, bool]:  # fmt: skip
+    """The row's id, and whether it is a benchmark's task id (shared by that task's samples);
+    a derived verl id told apart from other tasks' by ``derived_ids``."""
     if path:
         named = _id_text(lookup(data, path))
         if named is not None:
@@ -493,7 +534,7 @@ def _row_id(data: Mapping[str, Any], row: RawRow, path: str | None = None) -> tu
         return value, False
     derived = verl_row_id(data)
     if derived is not None:
-        return derived, False
+        return (derived if derived_ids is None else derived_ids.distinct(derived, data)), False
     for key in PROBLEM_KEYS:
         value = _id_text(data.get(key))
         if value is not None:

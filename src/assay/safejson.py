@@ -135,11 +135,14 @@ _MARKER = json.dumps(f"<nested deeper than {MAX_DEPTH} levels>")
 def _cut_deep(text: str, limit: int) -> str:
     """``text`` with each container that opens at depth ``limit + 1`` replaced by the marker.
 
-    A scan of brackets outside strings (no recursion); malformed text is left for the parser
-    to refuse.
+    A scan of brackets outside strings (no recursion); a closing bracket that closes nothing
+    open, or another kind than the one open, is malformed (``ValueError``), inside the cut
+    too; other malformed text is left for the parser, which never sees the cut part: a
+    value past 200 levels is only checked for its brackets and strings.
     """
     parts: list[str] = []
-    depth, copied, position = 0, 0, 0
+    opened: list[str] = []
+    copied, position = 0, 0
     cut_from = -1
     while (found := _BRACKET_OR_QUOTE.search(text, position)) is not None:
         at, char = found.start(), found.group()
@@ -151,17 +154,21 @@ def _cut_deep(text: str, limit: int) -> str:
             continue
         position = at + 1
         if char in "[{":
-            depth += 1
-            if depth == limit + 1:
+            opened.append(char)
+            if len(opened) == limit + 1:
                 cut_from = at
-        else:
-            if depth == limit + 1 and cut_from >= 0:
-                parts.append(text[copied:cut_from])
-                parts.append(_MARKER)
-                copied, cut_from = at + 1, -1
-            depth -= 1
+            continue
+        if not opened or _CLOSER[opened.pop()] != char:
+            raise ValueError(f"malformed JSON: {char!r} at offset {at} closes nothing open")
+        if len(opened) == limit and cut_from >= 0:
+            parts.append(text[copied:cut_from])
+            parts.append(_MARKER)
+            copied, cut_from = at + 1, -1
     parts.append(text[copied:])
     return "".join(parts)
+
+
+_CLOSER = {"[": "]", "{": "}"}
 
 
 class _Walk:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.records import verl_row_id
+from assay.records import DerivedIds, verl_row_id
 from assay.types import Result, Status, Verdict
 
 # the message of the error verdict a degraded domain's items get (assay.scheduling.breaker)
@@ -177,8 +177,9 @@ class TaskSampler:
         seed: int = 0,
     ) -> None:
         self.config = config or SamplerConfig()
+        derived = DerivedIds()  # two files of one data source must stay two sets of tasks
         self.tasks = [
-            t if isinstance(t, TaskInfo) else task_info(t, i) for i, t in enumerate(tasks)
+            t if isinstance(t, TaskInfo) else task_info(t, i, derived) for i, t in enumerate(tasks)
         ]
         if not self.tasks:
             raise ConfigError("TaskSampler needs at least one task")
@@ -557,7 +558,7 @@ def _add(feedback: _Feedback, outcome: Outcome, pass_score: float) -> None:
     feedback.solved += float(value >= pass_score)
 
 
-def task_info(row: Mapping[str, Any], position: int) -> TaskInfo:
+def task_info(row: Mapping[str, Any], position: int, derived: DerivedIds | None = None) -> TaskInfo:
     """A row's task: id from ``id`` (else ``extra_info.id``, else verl's derived id
     ``"<data_source>-<split>-<index>"`` (:func:`assay.records.verl_row_id`), else the position),
     domain from ``domain`` (else ``data_source``, else ``"default"``), level from ``level``
@@ -573,6 +574,8 @@ def task_info(row: Mapping[str, Any], position: int) -> TaskInfo:
         task_id = _first(maps[:1], ("index",))
     if task_id is None:  # verl's numbering restarts in each file: the data source keeps it apart
         task_id = verl_row_id(row)
+        if task_id is not None and derived is not None:
+            task_id = derived.distinct(task_id, row)  # and another task with that id too
     if task_id is None:
         task_id = _first(maps, ("index",))
     domain = row.get("domain") or row.get("data_source") or "default"
