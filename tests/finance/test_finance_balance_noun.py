@@ -8,16 +8,11 @@ still say "yes"; the noun ("cash balance", "balances of", "balance sheet") does 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-
-LUMEN = {"document": "statements/lumen-2023.pdf", "scale": "million", "unit": "GBP"}
-QUARRY = {"document": "statements/quarry-2024.pdf", "scale": "thousand", "unit": "USD"}
+from finance_cases import LUMEN, QUARRY, C, Case, X, labelled
+from finance_cases import verdicts as verdicts_of
 
 
 def cash(doc: dict[str, str], column: str, prior: str) -> dict[str, Any]:
@@ -42,8 +37,7 @@ def balance(doc: dict[str, str], column: str) -> dict[str, Any]:
 
 
 CASH_L, SUM_Q = cash(LUMEN, "2023", "2022"), balance(QUARRY, "2024")
-C, X = "correct", "incorrect"
-CASES: list[tuple[str, dict[str, Any], str, str]] = [
+CASES: list[Case] = [
     (
         "noun-cash-balance",
         CASH_L,
@@ -72,20 +66,14 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("verb-sides-balance", SUM_Q, "Both sides balance.", C),
     ("verb-does-not-balance-wrong", SUM_Q, "It does not balance; it is off by 1,000.", X),
 ]
-IDS = [case[0] for case in CASES]
 
 
 @pytest.fixture(scope="module")
-def verdicts() -> Iterator[dict[str, tuple[str, str]]]:
-    rows = [
-        RawRow(n, {"id": cid, "domain": "finance", "reference": ref, "response": response})
-        for n, (cid, ref, response, _) in enumerate(CASES, 1)
-    ]
-    with Scorer(ScoreOptions(workers=2)) as scorer:
-        yield {r.id: (r.status.value, r.verdict.message or "") for r in scorer.score_rows(rows)}
+def verdicts() -> dict[str, tuple[str, str]]:
+    return verdicts_of(CASES)
 
 
-@pytest.mark.parametrize(("cid", "label"), [(c[0], c[3]) for c in CASES], ids=IDS)
+@labelled(CASES)
 def test_the_claim(verdicts: dict[str, tuple[str, str]], cid: str, label: str) -> None:
     status, message = verdicts[cid]
     assert status == label, message

@@ -10,24 +10,16 @@ and a question about a change keeps its sign.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
+from finance_cases import ALDER, HARBOR, LUMEN, C, Case, X, labelled
+from finance_cases import verdicts as verdicts_of
 
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-
-ALDER = {"document": "statements/alder-2023.pdf", "scale": "million", "unit": "USD"}
-LUMEN = {"document": "statements/lumen-2023.pdf", "scale": "million", "unit": "GBP"}
-HARBOR = {"document": "statements/harbor-2024.pdf", "scale": "thousand", "unit": "USD"}
 INTEREST = {**ALDER, "question": "What was interest expense in 2023?", "answer": "5.8"}
 USED = {**LUMEN, "question": "What was net cash used in investing activities in 2023?",
         "answer": "-26.7"}  # fmt: skip
 CHANGE = {**HARBOR, "question": "By how much did revenue change from 2023 to 2024?",
           "answer": "-24175"}  # fmt: skip
-C, X = "correct", "incorrect"
-CASES: list[tuple[str, dict[str, Any], str, str]] = [
+CASES: list[Case] = [
     ("expense-plain", INTEREST, "Interest expense was $5.8 million in 2023.", C),
     ("expense-parens", INTEREST, "Interest expense was $(5.8) million in 2023.", C),
     ("expense-minus", INTEREST, "Interest expense: -5.8", C),
@@ -40,20 +32,14 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("change-keeps-its-sign", CHANGE, "Revenue increased by $24,175 thousand.", X),
     ("change-right", CHANGE, "Revenue decreased by $24,175 thousand.", C),
 ]
-IDS = [case[0] for case in CASES]
 
 
 @pytest.fixture(scope="module")
-def verdicts() -> Iterator[dict[str, tuple[str, str]]]:
-    rows = [
-        RawRow(n, {"id": cid, "domain": "finance", "reference": ref, "response": response})
-        for n, (cid, ref, response, _) in enumerate(CASES, 1)
-    ]
-    with Scorer(ScoreOptions(workers=2)) as scorer:
-        yield {r.id: (r.status.value, r.verdict.message or "") for r in scorer.score_rows(rows)}
+def verdicts() -> dict[str, tuple[str, str]]:
+    return verdicts_of(CASES)
 
 
-@pytest.mark.parametrize(("cid", "label"), [(c[0], c[3]) for c in CASES], ids=IDS)
+@labelled(CASES)
 def test_the_verdict(verdicts: dict[str, tuple[str, str]], cid: str, label: str) -> None:
     status, message = verdicts[cid]
     assert status == label, message

@@ -8,20 +8,14 @@ given and then disowned ("1,870 people in 2023, though this is not disclosed") s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
+from finance_cases import QUARRY, C, Case, X, labelled
+from finance_cases import verdicts as verdicts_of
 
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-
-QUARRY = {"document": "statements/quarry-2024.pdf", "scale": "thousand", "unit": "USD"}
 HEADCOUNT = {**QUARRY, "question": "How many people did Quarry employ at the end of 2023?",
              "answerable": False}  # fmt: skip
 REVENUE = {**QUARRY, "question": "What was revenue in 2024?", "answer": "185254"}
-C, X = "correct", "incorrect"
-CASES: list[tuple[str, dict[str, Any], str, str]] = [
+CASES: list[Case] = [
     (
         "names-the-year",
         HEADCOUNT,
@@ -47,20 +41,14 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("answers-a-figure", HEADCOUNT, "Quarry employed 1,870 people at the end of 2023.", X),
     ("answerable-refused-naming-year", REVENUE, "The 2024 revenue is not disclosed.", X),
 ]
-IDS = [case[0] for case in CASES]
 
 
 @pytest.fixture(scope="module")
-def verdicts() -> Iterator[dict[str, tuple[str, str]]]:
-    rows = [
-        RawRow(n, {"id": cid, "domain": "finance", "reference": ref, "response": response})
-        for n, (cid, ref, response, _) in enumerate(CASES, 1)
-    ]
-    with Scorer(ScoreOptions(workers=2)) as scorer:
-        yield {r.id: (r.status.value, r.verdict.message or "") for r in scorer.score_rows(rows)}
+def verdicts() -> dict[str, tuple[str, str]]:
+    return verdicts_of(CASES)
 
 
-@pytest.mark.parametrize(("cid", "label"), [(c[0], c[3]) for c in CASES], ids=IDS)
+@labelled(CASES)
 def test_the_verdict(verdicts: dict[str, tuple[str, str]], cid: str, label: str) -> None:
     status, message = verdicts[cid]
     assert status == label, message

@@ -10,16 +10,10 @@ wrong unit or scale stays wrong, in both the marked and the sentence form.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
+from finance_cases import ALDER, HARBOR, C, Case, X, labelled
+from finance_cases import verdicts as verdicts_of
 
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-
-ALDER = {"document": "statements/alder-2023.pdf", "scale": "million", "unit": "USD"}
-HARBOR = {"document": "statements/harbor-2024.pdf", "scale": "thousand", "unit": "USD"}
 GROWTH = {**ALDER, "question": "By what percentage did revenue grow from 2022 to 2023?",
           "answer": "14.4%"}  # fmt: skip
 EPS = {**ALDER, "question": "What was basic earnings per share in 2023?", "answer": "0.27"}
@@ -27,9 +21,8 @@ CHANGE = {**HARBOR, "question": "By how much did revenue change from 2023 to 202
           "answer": "-24175"}  # fmt: skip
 PERCENT = {**HARBOR, "question": "What was the percentage change in revenue from 2023 to 2024?",
            "answer": "-4.49%"}  # fmt: skip
-C, X = "correct", "incorrect"
 
-CASES: list[tuple[str, dict[str, Any], str, str]] = [
+CASES: list[Case] = [
     # basis points on a percentage question
     ("bps-sentence", GROWTH, "Revenue grew by 1,440 bps year over year.", C),
     ("bps-glued", GROWTH, "Revenue grew 1,440bps.", C),
@@ -54,21 +47,14 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("cents-wrong-figure", EPS, "Basic EPS for 2023 was 85 cents.", X),
     ("centsless-word", EPS, "Basic EPS for 2023 was 27 centimes.", X),
 ]
-IDS = [case[0] for case in CASES]
 
 
 @pytest.fixture(scope="module")
-def verdicts() -> Iterator[dict[str, tuple[str, str]]]:
-    rows = [
-        RawRow(n, {"id": cid, "domain": "finance", "reference": ref, "response": response})
-        for n, (cid, ref, response, _) in enumerate(CASES, 1)
-    ]
-    with Scorer(ScoreOptions(workers=2)) as scorer:
-        results = list(scorer.score_rows(rows))
-    yield {r.id: (r.status.value, r.verdict.message or "") for r in results}
+def verdicts() -> dict[str, tuple[str, str]]:
+    return verdicts_of(CASES)
 
 
-@pytest.mark.parametrize(("cid", "label"), [(c[0], c[3]) for c in CASES], ids=IDS)
+@labelled(CASES)
 def test_the_unit_after_the_figure_counts(
     verdicts: dict[str, tuple[str, str]], cid: str, label: str
 ) -> None:
