@@ -53,25 +53,20 @@ nothing by it).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-import torch
 import verl
 from assay.rewards.adapters.verl import compute_score_float
 from assay.rewards.sampling import SamplerConfig, TaskSampler
 from hydra import compose, initialize_config_dir
 from trainer_tokenizer import CORPUS, byte_level_tokenizer
-from verl import DataProto
-from verl.experimental.agent_loop.tool_parser import HermesToolParser
 from verl.experimental.reward_loop import RewardLoopWorker
-from verl.utils.tokenizer.continuous_token import QwenContinuousTokenBuilder
+from verl_transcripts import data_proto, transcript
 
 from assay import safejson
 from assay.api import score
@@ -349,51 +344,6 @@ def tokenizer() -> Any:
     return tokenizer
 
 
-def _transcript(tokenizer: Any, turns: list[str], results: list[list[str]]) -> list[int]:
-    """The response ids of ToolAgentLoop for these turns (verl's builder and parser); asserts
-    verl executes as many calls in each turn but the last as it has results."""
-    builder = QwenContinuousTokenBuilder(tokenizer)
-    parser = HermesToolParser(tokenizer)
-    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "Please cancel W1001."}]
-    prompt = builder.build_initial_tokens(messages, tools=TOOLS)
-    ids = list(prompt)
-    for k, text in enumerate(turns):
-        generated = [*tokenizer.encode(text, add_special_tokens=False), end]
-        ids = builder.merge_assistant_tokens(ids, generated).token_ids
-        if k == len(turns) - 1:
-            break
-        content, calls = asyncio.run(parser.extract_tool_calls(generated, None))
-        assert len(calls) == len(results[k]), (text, calls)  # what verl executes
-        messages = [*messages, {"role": "assistant", "content": content, "tool_calls": [
-            {"type": "function", "function": {"name": c.name, "arguments": json.loads(
-                c.arguments)}} for c in calls]}]  # fmt: skip
-        updated = [*messages, *({"role": "tool", "content": r} for r in results[k])]
-        ids = builder.merge_context_tokens(messages, updated, ids, tools=TOOLS).token_ids
-        messages = updated
-    return ids[len(prompt) :]
-
-
-def _data(tokenizer: Any, responses: list[list[int]], truth: dict[str, Any]) -> DataProto:
-    size, length = len(responses), max(len(r) for r in responses)
-    pad = tokenizer.pad_token_id
-    batch = torch.full((size, length), pad, dtype=torch.long)
-    mask = torch.zeros(size, 1 + length, dtype=torch.long)
-    mask[:, 0] = 1
-    for i, ids in enumerate(responses):
-        batch[i, : len(ids)] = torch.tensor(ids)
-        mask[i, 1 : 1 + len(ids)] = 1
-    return DataProto.from_dict(
-        tensors={"prompts": torch.full((size, 1), pad), "responses": batch,
-                 "attention_mask": mask},
-        non_tensors={
-            "data_source": np.array(["tau_bench/retail"] * size, dtype=object),
-            "reward_model": np.array([{"ground_truth": truth}] * size, dtype=object),
-            "extra_info": np.array([{"index": i} for i in range(size)], dtype=object),
-        },
-    )  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def transcript_scores(
     tmp_path_factory: pytest.TempPathFactory, tokenizer: Any
@@ -411,9 +361,9 @@ def transcript_scores(
             ],
         )
     worker = RewardLoopWorker(config)
-    responses = [_transcript(tokenizer, t.turns, t.results) for t in TRANSCRIPTS]
+    responses = [transcript(tokenizer, t.turns, t.results, TOOLS) for t in TRANSCRIPTS]
     outs = worker.loop.run_until_complete(
-        worker.compute_score_batch(_data(tokenizer, responses, AGENT_TASK))
+        worker.compute_score_batch(data_proto(tokenizer, responses, AGENT_TASK))
     )
     return {t.id: out for t, out in zip(TRANSCRIPTS, outs, strict=True)}
 

@@ -28,16 +28,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-import torch
 import verl
 from hydra import compose, initialize_config_dir
 from trainer_tokenizer import CORPUS, byte_level_tokenizer
-from verl import DataProto
 from verl.experimental.agent_loop.tool_parser import HermesToolParser
 from verl.experimental.reward_loop import RewardLoopWorker
-from verl.utils.tokenizer.continuous_token import QwenContinuousTokenBuilder
+from verl_transcripts import data_proto, transcript
 
 CONFIG_DIR = Path(verl.__file__).parent / "trainer" / "config"
 
@@ -102,51 +99,6 @@ def tokenizer() -> Any:
     return tokenizer
 
 
-def _transcript(tokenizer: Any, turns: list[str], results: list[list[str]]) -> list[int]:
-    """The response ids of ToolAgentLoop for these turns, built by verl's own builder and
-    parser; asserts verl executes exactly the calls of each turn but the last."""
-    builder = QwenContinuousTokenBuilder(tokenizer)
-    parser = HermesToolParser(tokenizer)
-    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "Please cancel W1001."}]
-    prompt = builder.build_initial_tokens(messages, tools=TOOLS)
-    ids = list(prompt)
-    for k, text in enumerate(turns):
-        generated = [*tokenizer.encode(text, add_special_tokens=False), end]
-        ids = builder.merge_assistant_tokens(ids, generated).token_ids
-        if k == len(turns) - 1:
-            break
-        content, calls = asyncio.run(parser.extract_tool_calls(generated, None))
-        assert len(calls) == len(results[k]), (text, calls)  # what verl executes
-        messages = [*messages, {"role": "assistant", "content": content, "tool_calls": [
-            {"type": "function", "function": {"name": c.name, "arguments": json.loads(
-                c.arguments)}} for c in calls]}]  # fmt: skip
-        updated = [*messages, *({"role": "tool", "content": r} for r in results[k])]
-        ids = builder.merge_context_tokens(messages, updated, ids, tools=TOOLS).token_ids
-        messages = updated
-    return ids[len(prompt) :]
-
-
-def _data(tokenizer: Any, responses: list[list[int]], truth: dict[str, Any]) -> DataProto:
-    size, length = len(responses), max(len(r) for r in responses)
-    pad = tokenizer.pad_token_id
-    batch = torch.full((size, length), pad, dtype=torch.long)
-    mask = torch.zeros(size, 1 + length, dtype=torch.long)
-    mask[:, 0] = 1
-    for i, ids in enumerate(responses):
-        batch[i, : len(ids)] = torch.tensor(ids)
-        mask[i, 1 : 1 + len(ids)] = 1
-    return DataProto.from_dict(
-        tensors={"prompts": torch.full((size, 1), pad), "responses": batch,
-                 "attention_mask": mask},
-        non_tensors={
-            "data_source": np.array(["tau_bench/retail"] * size, dtype=object),
-            "reward_model": np.array([{"ground_truth": truth}] * size, dtype=object),
-            "extra_info": np.array([{"index": i} for i in range(size)], dtype=object),
-        },
-    )  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory: pytest.TempPathFactory, tokenizer: Any) -> Any:
     folder = tmp_path_factory.mktemp("tok")
@@ -180,6 +132,6 @@ def test_verl_executes_a_call_written_inside_think(tokenizer: Any) -> None:
 def test_verl_transcripts_are_credited_for_the_calls_verl_executed(
     worker: Any, tokenizer: Any, turns: list[str], results: list[list[str]], deserved: float
 ) -> None:
-    data = _data(tokenizer, [_transcript(tokenizer, turns, results)], CANCEL_TASK)
+    data = data_proto(tokenizer, [transcript(tokenizer, turns, results, TOOLS)], CANCEL_TASK)
     (out,) = worker.loop.run_until_complete(worker.compute_score_batch(data))
     assert (out["reward_score"], out["reward_extra_info"]["masked"]) == (deserved, False), out
