@@ -33,7 +33,7 @@ The wins, in short (root causes in the reasons):
 - ``loads_rows`` reads a malformed line as valid when the malformed part lies inside the cut.
 
 Not in this module (a timing, measured on the 2-core machine): ``executed_turn`` runs
-``TOOL_CALL_BLOCK.findall`` over a turn's thinking; ``<think>`` + N ``<tool_call>`` with no
+a ``<tool_call>.*?</tool_call>`` ``findall`` over a turn's thinking; ``<think>`` + N ``<tool_call>`` with no
 ``</tool_call>`` and a ``<tool_response>`` after is quadratic: 10 KB 0.03 s, 100 KB 2.6 s,
 1 MB 262 s, in the parent (``Scheduler.submit`` -> ``decoded``), before any per-item limit:
 one response stalls the whole batch (the verdict comes, right, minutes later).

@@ -165,9 +165,10 @@ def executed_turn(text: str) -> str:
 
 
 def complete_calls(text: str) -> list[str]:
-    """The complete ``<tool_call>...</tool_call>`` blocks of ``text``, as ``findall`` of
-    :data:`TOOL_CALL_BLOCK` finds them, in one pass (the regex retries every unclosed
-    ``<tool_call>`` to the end: quadratic in a response of many)."""
+    """The complete ``<tool_call>...</tool_call>`` blocks of ``text``, as verl's
+    ``HermesToolParser`` finds them (``findall(r"<tool_call>(.*?)</tool_call>")``), in one
+    pass (that regex retries every unclosed ``<tool_call>`` to the end: quadratic in a
+    response of many)."""
     blocks: list[str] = []
     position = 0
     while (start := text.find(_CALL_OPEN, position)) >= 0:
@@ -249,9 +250,6 @@ _TOOL_TURN_END = re.compile(
 assistant header, or the end. One a tool wrote into its own result is none of these."""
 _NEXT_TURN = re.compile(rf"{_TURN_TOKENS}(?:(?:<\|im_start\|>)?assistant[ \t]*\r?\n)?")
 _BACK_TOKENS = ("<|im_end|>", "<|im_start|>", "<|endoftext|>")
-TOOL_CALL_BLOCK = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
-"""A complete call block, as verl's ``HermesToolParser`` finds them (``findall``; read them
-with :func:`complete_calls`, linear)."""
 _CALL_OPEN, _CALL_CLOSE = "<tool_call>", "</tool_call>"
 
 

@@ -43,6 +43,8 @@ JSON = Any
 
 MAX_DEPTH = 100
 """Containers nested deeper than this are replaced by a marker string."""
+DEPTH_MARKER = f"<nested deeper than {MAX_DEPTH} levels>"
+"""What stands for a container cut at :data:`MAX_DEPTH` (and by :func:`loads_rows`)."""
 MAX_INT_DIGITS = 4300
 """Integers with more digits than this (Python's ``str()`` limit) are replaced by a marker."""
 MAX_REPR_CHARS = 1000
@@ -129,7 +131,7 @@ def loads_rows(data: str | bytes | bytearray) -> Any:
 
 _BRACKET_OR_QUOTE = re.compile(r'["\[\]{}]')
 _STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_MARKER = json.dumps(f"<nested deeper than {MAX_DEPTH} levels>")
+_MARKER = json.dumps(DEPTH_MARKER)
 
 
 def _cut_deep(text: str, limit: int) -> str:
@@ -197,7 +199,7 @@ class _Walk:
 
     def container(self, value: Any, depth: int) -> JSON:
         if depth >= MAX_DEPTH:
-            return f"<nested deeper than {MAX_DEPTH} levels>"
+            return DEPTH_MARKER
         if id(value) in self.path:
             return "<circular reference>"
         self.path.add(id(value))

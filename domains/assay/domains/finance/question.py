@@ -26,7 +26,7 @@ from assay.verifiers.finance import (
 )
 from assay.verifiers.finance.answers import apply_sign
 from assay.verifiers.finance.compare import PERCENT
-from assay.verifiers.reading import scan_numbers
+from assay.verifiers.reading import is_plausible_year, scan_numbers
 from assay.verifiers.reading.sentence import drop_asides, last_sentence
 
 from assay.types import Check, Verdict
@@ -98,10 +98,7 @@ def _refuses(found: FinalAnswer | None, response: str, *, year_answer: bool = Fa
         if year_answer:
             return False
         amount = answer_amount(found.text)[0]
-        year = (
-            amount is not None and amount.text.isdigit() and len(amount.text) == 4
-            and 1900 <= amount.value <= 2100 and amount.currency is None
-        )  # fmt: skip
+        year = amount is not None and is_plausible_year(amount.value, amount.text)
         return year and _refusing_clause(response, found.text)
     return is_refusal(found.text) and answer_amount(found.text)[0] is None
 

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.verifiers.reading import scan_numbers
+from assay.verifiers.reading.numbers import Figure
 
 from assay.errors import MalformedTaskError
 from assay.types import JSON
@@ -142,13 +143,14 @@ def numbers_in(text: str) -> list[float]:
         >>> numbers_in("Refunded $1,000 for twenty-five items on 2024-05-10.")
         [1000.0, 25.0, 2024.0, 5.0, 10.0]
     """
-    found: list[float] = []
-    for figure in scan_numbers(text).figures:
-        value = -figure.value if figure.parenthesized else figure.value
-        found.append(float(value))
-        if figure.scale is not None:
-            found.append(float(figure.scaled))
-    return found
+    return [n for figure in scan_numbers(text).figures for n in figure_values(figure)]
+
+
+def figure_values(figure: Figure) -> list[float]:
+    """The numbers a figure states: its value (negative in accounting parentheses), and the
+    scaled value too when a scale word was written (``$1.2 million`` is 1.2 and 1,200,000)."""
+    value = float(-figure.value if figure.parenthesized else figure.value)
+    return [value, float(figure.scaled)] if figure.scale is not None else [value]
 
 
 def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:

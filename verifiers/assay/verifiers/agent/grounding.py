@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from assay.verifiers.agent.facts import numbers_in
+from assay.verifiers.agent.facts import figure_values, numbers_in
 from assay.verifiers.reading import scan_numbers
 from assay.verifiers.reading.numbers import Figure
 
@@ -119,7 +119,7 @@ def _evidence_numbers(text: str) -> tuple[list[float], list[float]]:
                 summable.append(float(value))
         elif isinstance(value, str):
             for figure in scan_numbers(_CELL_COMMA.sub(", ", value)).figures:
-                numbers = _values(figure)
+                numbers = figure_values(figure)
                 (summable if _is_amount(figure) else single).extend(numbers)
     return summable, single
 
@@ -148,17 +148,11 @@ def _is_amount(figure: Figure) -> bool:
     )
 
 
-def _values(figure: Figure) -> list[float]:
-    """The numbers a figure stands for, as :func:`.facts.numbers_in` reads them."""
-    value = float(-figure.value if figure.parenthesized else figure.value)
-    return [value, float(figure.scaled)] if figure.scale is not None else [value]
-
-
 def _stated(answer: str, strict: bool) -> list[float]:
     """The answer's figures to support: all (``strict``), else all but small bare counts."""
     found: list[float] = []
     for figure in scan_numbers(answer).figures:
-        values = _values(figure)
+        values = figure_values(figure)
         count = (
             values[0].is_integer() and 0 <= values[0] <= 10
             and figure.currency is None and not figure.percent and figure.scale is None
