@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import ray
 import verl
 from assay.rewards.adapters.verl import compute_score_float
 from hydra import compose, initialize_config_dir
@@ -42,7 +43,6 @@ WANT = {
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
-    ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
