@@ -442,17 +442,7 @@ CASES: list[tuple[str, dict[str, Any], str, str, str]] = [
      "four of five right (net income is 2022's): F1 0.8"),
 ]  # fmt: skip
 
-XFAIL: dict[str, str] = {
-    "meridian-rd-share-pct": "incorrect: '311,590' (read as 311590) differs from 0.0968 ratio "
-    "= 0.0968 by more than 0.00005 (the denominator of the computation in parentheses is "
-    "read, not the 9.68% before it)",
-    "meridian-eps-pence": "incorrect: '47' (read as 47) differs from 0.47 GBP = 0.47 by more "
-    "than 0.005 (47p is read as 47 pounds)",
-    "summit-tax-parens": "incorrect: '$(11,361) thousand' (read as -11361000) differs from 11361 "
-    "USD (thousands) = 11361000 by more than 500",
-    "tidewater-rev-european": "unparsable: no final answer in the response "
-    "('€ 587.339.000,00' yields no figure)",
-}
+XFAIL: dict[str, str] = {}
 """Cases assay gets wrong today: id -> what assay says."""
 
 IDS = [case[0] for case in CASES]

@@ -43,7 +43,7 @@ class FinanceVerifier(Verifier):
     """
 
     name: ClassVar[str] = "finance"
-    version: ClassVar[str] = "1.4.1"
+    version: ClassVar[str] = "1.4.2"
     aliases: ClassVar[tuple[str, ...]] = ("finqa", "tatqa", "tat-qa", "financial_docs")
     data_sources: ClassVar[tuple[str, ...]] = (
         "finqa*",

@@ -222,10 +222,12 @@ def final_answer(
     return FinalAnswer(found.text, method, amount=amount)
 
 
-_UNIT_AFTER = re.compile(r"\s*(?:bps|bp|basis\s+points?|cents?|¢)(?![\w-])", re.IGNORECASE)
+_UNIT_AFTER = re.compile(
+    r"\s*(?:bps|bp|basis\s+points?|cents?|¢|pence|(?<=\d)p)(?![\w-])", re.IGNORECASE
+)
 """A unit written after the figure that changes what it is: basis points are hundredths of
-a percent, cents hundredths of the currency. The answer's span keeps it (the figure alone,
-"1,440" of "grew by 1,440 bps", would be read as 1,440 of the task's unit)."""
+a percent, cents (pence, "47p") hundredths of the currency. The answer's span keeps it (the
+figure alone, "1,440" of "grew by 1,440 bps", would be read as 1,440 of the task's unit)."""
 
 
 _YES_NO = re.compile(r"^\W*(?:[A-Za-z][^.:;!?\n,]{0,40},\s*)?(yes|no)\b", re.IGNORECASE)
@@ -356,7 +358,7 @@ def answer_amount(span: str, *, percent: bool | None = None) -> tuple[Amount | N
 
 _RATIO_TO_ONE = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*:\s*1(?![\d.,])")
 _RATIO_BEFORE = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*:\s*$")
-_CENTS = re.compile(r"\s*(?:cents?|¢)(?![\w-])", re.IGNORECASE)
+_CENTS = re.compile(r"\s*(?:cents?|¢|pence|(?<=\d)p)(?![\w-])", re.IGNORECASE)
 
 
 def _year_in_parentheses(figure: Figure) -> bool:
@@ -433,12 +435,12 @@ def _quote(data: Mapping[str, JSON]) -> str | None:
 SignReading = Literal["signed", "magnitude"]
 
 _SIGNED_QUESTION = re.compile(
-    r"\(\s*(?:loss|losses|expense|expenses|deficit|decrease)\s*\)"  # income (loss), (expense)
+    r"\(\s*(?:loss|losses|expense|expenses|deficit|decrease|provision)\s*\)"  # income (loss)
     r"|\bchange[sd]?\b|\bdifference\b|\bgrowth\b|\bnet\s+(?:increase|decrease)\b",
     re.IGNORECASE,
 )
 _MAGNITUDE_QUESTION = re.compile(
-    r"\b(?:loss|losses|expense|expenses|deficit|decrease|decline|outflow|impairment)\b",
+    r"\b(?:loss|losses|expense|expenses|deficit|decrease|decline|outflow|impairment|provision)\b",
     re.IGNORECASE,
 )
 

@@ -84,6 +84,8 @@ _FROM_AFTER = re.compile(
 )
 _OPERATOR = re.compile(r"\d[^\d]*?(?:[-+−×÷*/=]|\bless\b|\bminus\b|\bplus\b)[^\d]*?\d")
 _MONEY_MARK = re.compile(r"[$£€¥]|\d\s?[KkMmBb]\b")
+_GROUPED = re.compile(r"\d,\d{3}(?!\d)")
+"""A figure grouped in thousands: in parentheses with an operator it is working, not a tuple."""
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*$\\])")
 _BOLD = re.compile(r"\*\*(?P<text>[^*]+?)\*\*")
 _CHOICE = re.compile(r"\((?P<letter>[A-J])\)")
@@ -140,7 +142,8 @@ def drop_asides(text: str) -> str:
 def _is_aside(content: str) -> bool:
     words = [w.lower() for w in _ASIDE_WORD.findall(_COMMAND.sub(" ", content))]
     if not words:  # "(587.4)", "(B)", "(5, 100)" stay; "(£311,590K − £271,395K)" is working
-        return _MONEY_MARK.search(content) is not None and _OPERATOR.search(content) is not None
+        marked = _MONEY_MARK.search(content) or _GROUPED.search(content)  # "(30,152 / 311,590)"
+        return marked is not None and _OPERATOR.search(content) is not None
     note = all(word in _KEEP_IN_PARENTHESES for word in words)
     return not note or any(char.isdigit() for char in content)
 
