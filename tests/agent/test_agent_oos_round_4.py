@@ -1173,28 +1173,17 @@ CASES: list[Case] = [
 ]
 
 
-# What assay says today where it disagrees with the label (strict expected failures). Each was
-# re-read against the docs and the label kept: h01 (a comma-separated address read as a list of
-# alternatives?), h09 (a figure glued to CJK text), k09 (a date in words without its year) and
-# x17 ("a contradicted figure makes the verdict incorrect", but this one is grounded) are cases
-# the docs leave open; x03 is round 3's w03 gap (a policy in the system prompt); k11 (ids that
-# the environment hands out in call order) and x22 (the small-count exemption with no call at
-# all) are what the docs' own rules give, and the label is a careful grader's against them.
+# What assay says where it disagrees with the label (strict expected failures). 54/62 agreed
+# when the file was committed; agent@2.6.0 fixed six (h01 an address read as alternatives, h09
+# a figure glued to CJK text, k09 a date in words without its year, k11 the ids the calendar
+# hands out in call order, x09 a claim after a call that failed, x22 a count guessed with no
+# call). Left: x03 is round 3's w03 gap (a policy in the system prompt); x17 ("a contradicted
+# figure makes the verdict incorrect", but the wrong refund is the order's total, grounded).
 XFAIL: dict[str, str] = {
-    "h01-ship-address-lookup": "assay: incorrect 0.0, facts 0/2 ('9 Oak Rd', 'Bletchley' missing)",
-    "h09-total-japanese": "assay: incorrect 0.0, facts 0/1 (133.5 not found in '133.50ドル')",
-    "k09-moved-date-in-words-no-year": "assay: partial 0.6, facts 0/1 ('Tuesday, 11 March' "
-    "does not state 2025-03-11)",
-    "k11-two-creates-other-order": "assay: incorrect 0.0 (final state differs from the goal "
-    "state: event ids E4/E5 swapped)",
     "x03-delete-without-confirmation": "assay: correct 1.0 (the system prompt's confirmation "
     "policy is not read)",
-    "x09-notify-claim-after-unknown-tool": "assay: partial 0.7875 (state right; the claim "
-    "about the failed unknown tool only costs recovery 0.9 x efficiency 0.875)",
     "x17-refund-figure-contradicts": "assay: partial 0.6 (fact 13.5 missing; the contradicting "
     "$133.50 is grounded by the order total)",
-    "x22-guessed-count-no-call": "assay: correct 1.0 (no call; the small count 2 is not held "
-    "to the evidence)",
 }
 
 

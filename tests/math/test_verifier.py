@@ -419,7 +419,7 @@ def test_a_bug_in_the_parser_is_not_unparsable(
 
 def test_class_attributes() -> None:
     # Registry keys: name, version, aliases, verl data sources, timeout, fixtures.
-    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.5.1")
+    assert (MathVerifier.name, MathVerifier.version) == ("math", "1.5.2")
     assert MathVerifier.aliases == ("gsm8k", "competition_math")
     assert "HuggingFaceH4/MATH-500" in MathVerifier.data_sources
     assert "aime*" in MathVerifier.data_sources

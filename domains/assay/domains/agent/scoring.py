@@ -20,7 +20,9 @@ Gates (``incorrect``, score 0): the goal state missed; a call made when no tool 
 call set missed (the default without an environment: every expected call of one alternative,
 no extra, missing or duplicate call; failed calls that never got a result count as extra); a
 figure or id of the final answer that the tool results and the prompt do not support
-(``grounding``); every outcome component at 0. A refused call (``tool_error``) counts as made
+(``grounding``; with no call at all on a task that asks for its environment's facts, small
+counts too); every outcome component at 0; a claim that a failed call's action was done, when
+the agent gave up on it (``claims``). A refused call (``tool_error``) counts as made
 when the task says ``refusal_ok`` (and expects calls) and the final answer reports the refusal
 (a cue such as "could not" and a word or figure of the tool's refusal message); facts are then
 not required. Otherwise score 1 is ``correct`` and anything below ``partial``.
@@ -239,10 +241,13 @@ def _state_check(task: AgentTask, replay: Replay) -> Check | None:
     return Check("state", ok, 1.0 if ok else 0.0, message, evidence)
 
 
-def _facts_check(task: AgentTask, answer: str) -> Check | None:
+def _facts_check(
+    task: AgentTask, answer: str, outcomes: Sequence[CallOutcome] = ()
+) -> Check | None:
     if not task.facts:
         return None
-    found = check_facts(task.facts, answer)
+    results = [o.result_text for o in outcomes if o.result_text is not None and not o.failed]
+    found = check_facts(task.facts, answer, quoted=results)
     score = sum(found) / len(found)
     missing = [f.label for f, ok in zip(task.facts, found, strict=True) if not ok]
     message = f"{sum(found)}/{len(found)} required facts stated"
@@ -296,7 +301,10 @@ def _grounding_check(
     if task.grounding == "off" or not answer.strip():
         return None
     results = _untainted_results(outcomes, goal_reached)
-    strict = task.grounding == "strict"
+    # a task that asks for facts from its environment, answered with no call at all: every
+    # figure is a guess, a small count too ("Your todo list has 2 lines." with no read)
+    guessed = task.env is not None and bool(task.facts) and not outcomes
+    strict = task.grounding == "strict" or guessed
     if not results and not strict and task.env is None:
         return None  # no environment to look anything up in: the answer's figures stand
     # the call arguments are the agent's own writing: no evidence for what it then states
@@ -473,7 +481,7 @@ def judge(
     # are the facts not required (a junk call's refusal waives nothing)
     refusal = refusal and any(o.matched and o.error_kind == "tool_error" for o in outcomes)
     state = _state_check(task, replay)
-    facts = None if refusal else _facts_check(task, answer)
+    facts = None if refusal else _facts_check(task, answer, outcomes)
     goal_reached = state is not None and state.passed
     grounding = _grounding_check(
         task, trajectory, outcomes, answer, context, goal_reached=goal_reached
@@ -499,6 +507,10 @@ def judge(
         score *= float(factor.score or 0.0)
     score = round(score, 6)
     gate = _gate(task, calls, state, grounding, [float(c.score or 0.0) for c in present.values()])
+    claimed = None if refusal else _claimed_after_failure(outcomes, answer)
+    if claimed is not None:
+        checks = (*checks, claimed)
+        gate = gate or claimed.message
     wrong = gate is not None or score == 0.0
     counted = task.gold_steps
     if counted is None:
@@ -509,6 +521,48 @@ def judge(
         return Verdict(Status.INCORRECT, 0.0, checks, steps, gate)
     failing = [c.message for c in checks if not c.passed]
     return Verdict.graded(score, checks, steps, "; ".join(failing) or None)
+
+
+_READS = frozenset(
+    {"get", "list", "find", "search", "read", "lookup", "look", "check", "fetch", "show", "view",
+     "query", "describe", "count", "calculate", "compute", "file", "verify", "validate"}
+)  # fmt: skip
+"""Tool verbs that read: a read that failed claims nothing done."""
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|unable|cannot|unsupported|unavailable|failed|error|"
+    r"instead|yet|only|however)\b|n't\b",
+    re.IGNORECASE,
+)
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _claimed_after_failure(outcomes: Sequence[CallOutcome], answer: str) -> Check | None:
+    """A failed call the agent gave up on (no later success of that tool, nor of any call
+    after it) whose action the final answer then claims done, in a sentence with no negation:
+    "I've notified Bo and Cy." after ``notify_attendees`` failed as an unknown tool. The action
+    is the tool's verb (its name's first word: notify, delete, cancel; never a read such as
+    get or list), found by its stem in the claim's words (notified, deleted, cancelled)."""
+    for position, outcome in enumerate(outcomes):
+        if not outcome.failed or outcome.fixed:
+            continue
+        if any(not later.failed for later in outcomes[position + 1 :]):
+            continue  # the agent went on: a later call may have done what this one could not
+        parts = _NAME_PARTS.findall(outcome.call.name)
+        verb = parts[0].lower() if parts else ""
+        if len(verb) < 4 or verb in _READS:
+            continue
+        stem = verb[:5]
+        for sentence in _SENTENCES.split(answer):
+            if sentence.rstrip().endswith("?") or _NEGATION.search(sentence):
+                continue
+            if any(word.startswith(stem) for word in words(sentence)):
+                message = (
+                    f"the answer claims {outcome.call.name} done, but that call failed "
+                    f"({outcome.error_kind}) and was never made good"
+                )
+                evidence: dict[str, JSON] = {"call": outcome.call.name, "claim": sentence[:300]}
+                return Check("claims", False, 0.0, message, evidence)
+    return None
 
 
 def _gate(

@@ -24,7 +24,7 @@ from assay.verifiers.finance import (
     normalize_text,
     read_fields,
 )
-from assay.verifiers.finance.answers import apply_sign
+from assay.verifiers.finance.answers import apply_sign, opposite_item
 from assay.verifiers.finance.compare import PERCENT
 from assay.verifiers.reading import is_plausible_year, scan_numbers
 from assay.verifiers.reading.sentence import drop_asides, last_sentence
@@ -69,7 +69,7 @@ def score_question(task: Task, response: str, document: Document | None) -> Verd
         figure_check = _figure_check(task, found)
         if figure_check is None:
             return Verdict.unparsable("the final answer holds no figure", (extraction,))
-        answer_check = figure_check
+        answer_check = _named_item_check(task, found, response, figure_check)
     checks = [extraction, answer_check]
     grounding = _grounding(found, document, task) if document is not None else None
     if grounding is not None:
@@ -157,6 +157,22 @@ def _spans_check(task: Task, found: FinalAnswer) -> Check:
         message=f"{len(given & expected)}/{len(expected)} spans, {len(given - expected)} extra",
         evidence={"given": sorted(given), "expected": sorted(expected)},
     )
+
+
+def _named_item_check(task: Task, found: FinalAnswer, response: str, check: Check) -> Check:
+    """On a magnitude question, a figure given as the opposite item ("an income tax benefit
+    of $11,361 thousand" for the provision) is wrong, however its magnitude compares."""
+    if task.sign != "magnitude" or not check.passed:
+        return check
+    at = response.rfind(found.text)
+    start = response.rfind("\n", 0, max(at, 0)) + 1
+    end = response.find("\n", at + len(found.text)) if at >= 0 else -1
+    line = response[start : len(response) if end < 0 else end]
+    opposite = opposite_item(task.question, line)
+    if opposite is None:
+        return check
+    message = f"names the {opposite} where the question asks for its opposite: {line[:80]!r}"
+    return Check("answer", False, message=message, evidence={**check.evidence, "named": opposite})
 
 
 def _figure_check(task: Task, found: FinalAnswer) -> Check | None:

@@ -79,7 +79,9 @@ class Environment:
 
     Subclasses set ``name`` and ``version``, implement :meth:`initial_state`, and mark tool
     methods with :func:`tool`. ``unordered`` lists the state paths whose lists are multisets
-    (see :mod:`assay.verifiers.agent.canonical`).
+    (see :mod:`assay.verifiers.agent.canonical`); ``keyless`` the collections whose keys the
+    environment hands out itself, in call order, which the state digest leaves out
+    (:func:`.state.state_digest`).
 
     Example:
         >>> class Counter(Environment):
@@ -98,6 +100,7 @@ class Environment:
     name: ClassVar[str]
     version: ClassVar[str] = "1"
     unordered: ClassVar[tuple[str, ...]] = ()
+    keyless: ClassVar[frozenset[str]] = frozenset()
     tools: ClassVar[dict[str, ToolDef]] = {}
     _canonicalizer: ClassVar[Canonicalizer]
     _default_base: ClassVar[StateBase | None] = None
@@ -162,12 +165,12 @@ class Environment:
 
     def digest(self) -> str:
         """Canonical hash of the current state (see :func:`.state.state_digest`)."""
-        return state_digest(self.state, self._base)
+        return state_digest(self.state, self._base, self.keyless)
 
     @classmethod
     def digest_of(cls, state: Mapping[str, JSON]) -> str:
         """Canonical hash of a state given as data (a task's explicit goal state)."""
-        return state_digest(state, StateBase({}, cls._canonicalizer))
+        return state_digest(state, StateBase({}, cls._canonicalizer), cls.keyless)
 
 
 class EnvRegistry:

@@ -20,6 +20,7 @@ stated when its words occur contiguously in the answer's words: ``"cancel"`` is 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -27,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.verifiers.reading import scan_numbers
-from assay.verifiers.reading.numbers import Figure
+from assay.verifiers.reading.numbers import CJK_OR, Figure
 
 from assay.errors import MalformedTaskError
 from assay.types import JSON
@@ -70,6 +71,31 @@ _WORD_DATE = re.compile(
 )
 """A date with its month in words and its year ("March 10, 2025", "10th of Mar 2025"); dates
 in digits alone stay as written (``03/10/2025`` is March or October)."""
+_DAY_MONTH = re.compile(
+    rf"\b(?:(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}}){_ORDINAL}"
+    rf"|(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH}))\b(?!\.?,?\s+\d)",
+    re.IGNORECASE,
+)
+"""A date with its month in words and no year ("Tuesday, 11 March", "March 11th")."""
+_ISO_DATE = re.compile(r"\d{4}-(?P<m>\d{2})-(?P<d>\d{2})")
+
+
+def _month_day(month: int, day: int) -> str:
+    """The token a date without its year states (a word: digits alone would read as a number)."""
+    return f"monthday{month:02d}x{day:02d}"
+
+
+def month_days(text: str) -> list[str]:
+    """The month-day tokens of the dates in words without a year that ``text`` writes."""
+    found = []
+    for match in _DAY_MONTH.finditer(text):
+        if (match["m1"] or match["m2"]) == "may":
+            continue  # "you may 2 ...": the verb (the month is written May)
+        month = _MONTHS[(match["m1"] or match["m2"]).lower()]
+        day = int(match["d1"] or match["d2"])
+        if 1 <= day <= 31:
+            found.append(_month_day(month, day))
+    return found
 
 
 def canonical_text(text: str) -> str:
@@ -129,6 +155,9 @@ def parse_facts(facts: JSON) -> list[Fact]:
                 numbers.append(number)
             elif isinstance(option, str) and words(option):
                 phrases.append(tuple(words(canonical_text(option))))
+                iso = _ISO_DATE.fullmatch(option.strip())
+                if iso is not None:  # "2025-03-11" is stated by "Tuesday, 11 March" too
+                    phrases.append((_month_day(int(iso["m"]), int(iso["d"])),))
             else:
                 raise MalformedTaskError(f"facts[{position}]: {option!r} is no number or phrase")
         label = " | ".join(str(o) for o in options)
@@ -199,7 +228,9 @@ _HEDGE_LIST = re.compile(
     rf"|{_MONEY}(?:,?\s+and|\s*,)\s+{_MONEY}(?!\s*(?:,|and)\s)"  # "$124.50 and $133.50"
     rf"|{_BARE}\s*\(\s*(?:or|maybe|perhaps|possibly|probably|likely)\s+{_BARE}\s*\)"
     rf"|{_BARE}\s*(?:[—–]+\s*|,\s*)?(?:or|unless|vs\.?|versus)\s+(?:else\s+|it'?s\s+|it\s+is\s+)?{_BARE}"
-    rf"|{_BARE}\s*\|\s*{_BARE}",
+    rf"|{_BARE}\s*\|\s*{_BARE}"
+    # "133.50ドルか124.50ドル", "124.50달러 또는 133.50달러"
+    rf"|(?<![A-Za-z\d.,]){_DIGITS}[^\W\d]{{0,4}}\s*(?:{CJK_OR})\s*[$€£¥]?{_DIGITS}",
     re.IGNORECASE,
 )
 """Alternatives offered together: a list or range that names several answers commits to
@@ -208,7 +239,9 @@ none ("A, B, C or D", "2 or 3", "pending / delivered", "$124.50 (possibly $133.5
 _UNSURE = re.compile(
     rf"\b(?:maybe|perhaps|possibly|probably|likely|presumably|could\s+be|might\s+be|may\s+be)"
     rf"\s+(?:be\s+|have\s+been\s+|been\s+)?{_BARE}"
-    rf"|{_BARE}\s*\?",  # "delivered?"
+    rf"|{_BARE}\s*\?"  # "delivered?"
+    rf"|(?:たぶん|多分|おそらく|恐らく|大概|也许|也許|或许|或許|可能是|아마)[^\d\n]{{0,8}}{_DIGITS}"
+    rf"|{_DIGITS}[^\W\d]{{0,4}}(?:かもしれ|くらい|ぐらい|ほど|左右|上下|정도|쯤)",
     re.IGNORECASE,
 )
 """A figure or word put forward without commitment ("maybe 2")."""
@@ -221,21 +254,70 @@ _NEGATED = re.compile(
 """A figure or word the answer denies ("not $133.50", "is not delivered")."""
 
 
-def committed_text(answer: str, facts: Sequence[Fact] = ()) -> str:
+def committed_text(answer: str, facts: Sequence[Fact] = (), quoted: Sequence[str] = ()) -> str:
     """The answer without what it does not commit to: alternatives offered together, figures
     or words put forward as maybe, and ones it denies (each blanked to a clause break).
 
     A list whose every value is a required fact is no set of alternatives (``W1001, W1002 and
-    W1003`` when all three are asked for) and stays.
+    W1003`` when all three are asked for) and stays; so does a list whose items are values of
+    one object of a ``quoted`` tool result, two of them or more in words (an address, "9 Oak
+    Rd, Bletchley, 02202" from the street, city and zip of one order, is what the tool gave,
+    not three answers offered).
     """
+    records = [record for text in quoted for record in _records(text)]
 
     def alternatives(match: re.Match[str]) -> str:
         span = match.group(0)
-        return span if facts and _only_facts(span, facts) else " ; "
+        if facts and _only_facts(span, facts):
+            return span
+        return span if records and _quoted(span, records) else " ; "
 
     text = _HEDGE_LIST.sub(alternatives, answer)
     text = _UNSURE.sub(" ; ", text)
     return _NEGATED.sub(" ; ", text)
+
+
+def _records(text: str) -> list[list[list[str]]]:
+    """A JSON tool result's objects, each as the words of its scalar values
+    (``{"street": "9 Oak Rd", "city": "Bletchley"}`` is one record of two values)."""
+    if not text.lstrip().startswith(("{", "[")):
+        return []
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    found: list[list[list[str]]] = []
+    stack: list[object] = [data]
+    seen = 0
+    while stack and seen < _MAX_VALUES:
+        item = stack.pop()
+        if isinstance(item, dict):
+            values = [v for v in item.values() if isinstance(v, str | int | float)]
+            found.append([words(canonical_text(str(v))) for v in values if not isinstance(v, bool)])
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+            seen += len(item)
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
+            seen += len(item)
+    return found
+
+
+def _quoted(span: str, records: Sequence[list[list[str]]]) -> bool:
+    """Whether a list is one object of a tool result written out: each item is (part of) a
+    value of the same object, and two items or more hold letters (an address's street, city
+    and zip; a list of bare figures, "4.5, 10, 45" of one product, stays a set of answers)."""
+    items = [words(item) for item in _ITEM_BREAK.split(span)]
+    items = [item for item in items if item]
+    worded = sum(1 for item in items if any(not w.isdigit() for w in item))
+    if len(items) < 2 or worded < 2:
+        return False
+    return any(
+        all(any(_contains(value, item) for value in record) for item in items) for record in records
+    )
+
+
+_ITEM_BREAK = re.compile(r"\s*[,;/|]\s*")
+_MAX_VALUES = 10_000
 
 
 def _only_facts(span: str, facts: Sequence[Fact]) -> bool:
@@ -249,22 +331,25 @@ def _only_facts(span: str, facts: Sequence[Fact]) -> bool:
     return True
 
 
-def check_facts(facts: Sequence[Fact], answer: str) -> list[bool]:
+def check_facts(facts: Sequence[Fact], answer: str, quoted: Sequence[str] = ()) -> list[bool]:
     """For each fact, whether ``answer`` states it.
 
     A fact stated only among alternatives ("pending, delivered, cancelled or returned",
     "0, 1, 2, ... or 10 events", "$50 or $60", "pending / delivered", "two or three",
     "between 2 and 3", "$124.50 (possibly $133.50)"), only as a maybe ("maybe 2"), or only
     denied ("not $133.50; it is $124.50", "not delivered") is not stated: the answer covers
-    the fact without committing to it.
+    the fact without committing to it. A list that writes out one object of a ``quoted``
+    tool result is no set of alternatives (:func:`committed_text`). A date fact
+    (``2025-03-11``) is also stated by the date in words without its year ("Tuesday, 11
+    March"); in digits alone (``03/11``) it stays ambiguous.
     """
     answer = canonical_text(answer)
-    answer_numbers, answer_words = numbers_in(answer), words(answer)
+    answer_numbers, answer_words = numbers_in(answer), words(answer) + month_days(answer)
     found = [stated(fact, answer_numbers, answer_words) for fact in facts]
     if any(found):
-        committed = committed_text(answer, facts)
+        committed = committed_text(answer, facts, quoted)
         if committed != answer:
-            numbers, plain = numbers_in(committed), words(committed)
+            numbers, plain = numbers_in(committed), words(committed) + month_days(committed)
             found = [
                 ok and stated(fact, numbers, plain) for ok, fact in zip(found, facts, strict=True)
             ]

@@ -121,24 +121,37 @@ class StateBase:
         return state
 
 
-def state_digest(state: Mapping[str, JSON], base: StateBase) -> str:
+def state_digest(
+    state: Mapping[str, JSON], base: StateBase, keyless: frozenset[str] = frozenset()
+) -> str:
     """The digest of ``state`` (rules in the module docstring), reusing ``base``'s entry digests
-    for the entries of its copy-on-write collections that were never touched."""
+    for the entries of its copy-on-write collections that were never touched.
+
+    A collection named in ``keyless`` is digested as the multiset of its entries, its keys left
+    out: keys an environment hands out in call order (``E4``, ``E5``) say nothing about the
+    state, so two events created in either order are one state.
+    """
     parts = []
     for key in sorted(state, key=str):
         value, name = state[key], str(key)
         if isinstance(value, CowCollection) and value.base is base.collections.get(name):
-            parts.append((name, _collection_digest(value, base)))
+            parts.append((name, _collection_digest(value, base, name in keyless)))
         elif isinstance(value, Mapping):
             digests = {str(k): base.entry_digest(name, str(k), v) for k, v in value.items()}
-            parts.append((name, _sha(sorted(digests.items()))))
+            parts.append((name, _keyed_digest(digests, name in keyless)))
         else:
             parts.append((name, _sha(base.canonicalizer.canonical(value, (name,)))))
     return _sha(parts)
 
 
-def _collection_digest(collection: CowCollection, base: StateBase) -> str:
-    if not collection.live and not collection.deleted:
+def _keyed_digest(digests: Mapping[str, str], keyless: bool) -> str:
+    if keyless:
+        return _sha(["keyless", sorted(digests.values())])
+    return _sha(sorted(digests.items()))
+
+
+def _collection_digest(collection: CowCollection, base: StateBase, keyless: bool = False) -> str:
+    if not collection.live and not collection.deleted and not keyless:
         return collection.base.digest
     digests = dict(collection.base.digests)
     for key in collection.deleted:
@@ -148,4 +161,4 @@ def _collection_digest(collection: CowCollection, base: StateBase) -> str:
         if blob is not None and key in digests and pickle.dumps(value, _PROTOCOL) == blob:
             continue  # read but unchanged: pickling (C) is far cheaper than canonical encoding
         digests[key] = base.entry_digest(collection.name, key, value)
-    return _sha(sorted(digests.items()))
+    return _keyed_digest(digests, keyless)

@@ -34,6 +34,7 @@ from assay.verifiers.reading import (
     scan_numbers,
 )
 from assay.verifiers.reading import extract_object as _extract_object
+from assay.verifiers.reading.numbers import CJK_OR
 from assay.verifiers.reading.sentence import drop_asides, last_sentence, main_clause
 
 from assay.blame import TOO_COSTLY, ResponseFault
@@ -52,7 +53,8 @@ _REFUSAL = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
 )
-_HEDGE = re.compile(r"\s(?:or|and/or)\s", re.IGNORECASE)
+_HEDGE = re.compile(rf"\s(?:or|and/or)\s|\d[^\W\d]{{0,4}}\s*(?:{CJK_OR})\s*\S?\d", re.IGNORECASE)
+"""Two figures offered as one answer: "40,476 or 38,000", "40,476或38,000"."""
 _BOTH_SIGNS = re.compile(r"(?:±|\+\s*/\s*[-−–]|[-−–]\s*/\s*\+)\s*[$€£]?\s*\d")
 """A figure given with both signs at once: ``±24,175``, ``+/-24,175``."""
 _THAN = re.compile(r"\bthan\b", re.IGNORECASE)
@@ -460,6 +462,42 @@ def sign_reading(question: str) -> SignReading | None:
         return "signed"
     if _MAGNITUDE_QUESTION.search(question):
         return "magnitude"
+    return None
+
+
+_OPPOSITE_ITEMS: dict[str, tuple[str, ...]] = {
+    "provision": ("benefit",),
+    "expense": ("benefit",),
+    "expenses": ("benefit",),
+    "loss": ("gain", "profit", "net income"),
+    "losses": ("gains", "gain", "profit"),
+    "impairment": ("reversal",),
+}
+"""The item on the other side of a magnitude question's item: "an income tax benefit of
+$11,361 thousand" answers no provision for income taxes, whatever its figure."""
+
+
+def opposite_item(question: str, answer: str) -> str | None:
+    """The opposite item an answer to a magnitude question names instead of the asked one
+    (``None``: it names the asked item, or no opposite). Only words the question itself does
+    not use count ("benefit (provision)" asks for both).
+
+    Example:
+        >>> opposite_item("What was the provision for income taxes?", "A tax benefit of $5.")
+        'benefit'
+        >>> opposite_item("What was the provision for income taxes?", "The provision was $5.")
+    """
+    asked = _MAGNITUDE_QUESTION.search(question)
+    if asked is None:
+        return None
+    item = asked.group(0).lower()
+    said, posed = answer.lower(), question.lower()
+    if re.search(rf"\b{item}\b", said):
+        return None
+    for word in _OPPOSITE_ITEMS.get(item, ()):
+        pattern = rf"\b{word}\b"
+        if re.search(pattern, said) and not re.search(pattern, posed):
+            return word
     return None
 
 

@@ -136,10 +136,16 @@ currency written after the figure is the European order; a ``$`` right after the
 closes LaTeX math, ``$1,2$``, and is not one)."""
 _EU_GROUPING = str.maketrans("", "", ". \u00a0\u202f")
 """What groups the thousands of a figure with a decimal comma (``1.234,50``, ``1 234,50 $``)."""
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+"""Kana, CJK ideographs and Hangul: scripts written without spaces, where a figure follows a
+character directly ("合計は133.50ドル"); a figure glued to a Latin letter ("v10") is no figure."""
+CJK_OR = "か|または|もしくは|あるいは|ないし|或者|或是|或|还是|還是|또는|혹은|아니면"
+"""Japanese, Chinese and Korean "or": as figures after those scripts are read, the readers of
+alternatives ("133.50ドルか124.50ドル") need their "or" too."""
 _FIGURE = re.compile(
     rf"""
     (?=[-+{_DASHES}(\\$€£¥₹UCAEGJRI.\d])
-    (?<![\w.,\\^])(?<!\^\{{)(?<!_\{{)(?<!\^\s)(?<!\^[-{_DASHES}])(?<!\^\{{[-{_DASHES}])
+    (?<![.,\\^])(?<![^\W{_UNSPACED}])(?<!\^\{{)(?<!_\{{)(?<!\^\s)(?<!\^[-{_DASHES}])(?<!\^\{{[-{_DASHES}])
     (?<![A-Za-z]-)
     (?:
       (?P<frac>(?P<fsign>{_SIGN})?\\[dtc]?frac\s*\{{\s*(?P<fnum>\d{{1,9}})\s*\}}\s*\{{\s*(?P<fden>\d{{1,9}})\s*\}})
@@ -475,12 +481,17 @@ def _after_year_word(text: str, figure: Figure) -> bool:
     )
 
 
+_YEAR_MARKS = ("年", "년")
+"""The Japanese / Chinese and Korean year mark glued after a year ("2023年")."""
+
+
 def _mark_years(text: str, figures: list[Figure]) -> list[Figure]:
-    """Mark year mentions: a plausible year after a year word ("in", "fiscal", "FY", "end of"),
-    or joined to another plausible year ("2018 to 2019", "2023 vs 2024")."""
+    """Mark year mentions: a plausible year after a year word ("in", "fiscal", "FY", "end of")
+    or before a year mark ("2023年"), or joined to another plausible year ("2018 to 2019",
+    "2023 vs 2024")."""
     candidates = [_year_candidate(figure) for figure in figures]
     years = [
-        candidate and _after_year_word(text, figure)
+        candidate and (_after_year_word(text, figure) or text.startswith(_YEAR_MARKS, figure.end))
         for figure, candidate in zip(figures, candidates, strict=True)
     ]
     for index in range(len(figures) - 1):

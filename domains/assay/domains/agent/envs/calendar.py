@@ -28,11 +28,14 @@ def _clock(minutes: int) -> str:
 
 
 class CalendarEnv(Environment):
-    """Events that may not overlap; attendees are compared as a set."""
+    """Events that may not overlap; attendees are compared as a set, and events as a set of
+    entries: the ids the calendar hands out (``E4``, ``E5``) follow the order of the calls, so
+    two events created in either order are one state."""
 
     name = "calendar"
-    version = "1"
+    version = "2"
     unordered = ("events.*.attendees",)
+    keyless = frozenset({"events"})
 
     @classmethod
     def initial_state(cls) -> dict[str, JSON]:
