@@ -39,7 +39,9 @@ The wins, in short (strict expected failures; root causes in their reasons):
 - Memory the cap does not see: empty files cost the kernel ~1 KB each (inode and dentry) in
   the scratch tmpfs, but ``monitor.tmpfs_used`` counts blocks only (``statvfs``), and the
   tmpfs mounts have no ``nr_inodes`` bound: 150,000 files under a 64 MB cap are ``correct``,
-  unblamed (402,000 files took 408 MB of slab in 2.5 s of one call, outside every limit).
+  unblamed (402,000 files took 408 MB of slab in 2.5 s of one call, outside every limit);
+  ``user.*`` extended attributes on those files are kernel memory too, and faster: 240 MB
+  under the same cap, ``correct`` (16,000 of 60 KB: 1 GB of slab in one call).
 
 Held (the verdict is what an honest wrong answer gets, the cause named where it is a limit):
 everything else in the tables.
@@ -283,6 +285,16 @@ CASES: list[Case] = [
        known="correct, unblamed: ~150 MB of inodes and dentries under a 64 MB cap "
        "(monitor.tmpfs_used counts statvfs blocks, an empty file has none; the tmpfs mounts "
        "of _launch / zygote.mount_tmpfs have no nr_inodes bound)"),
+    _c("xattrs_past_the_cap", he("HumanEval/23", "import os, time\nDONE = []\n" + STRLEN
+       + "    if not DONE:\n        for n in range(500):\n            open('x%d' % n, 'w').close()\n"
+       "            for k in range(8):\n"
+       "                os.setxattr('x%d' % n, 'user.k%d' % k, b'x' * 60000)\n"
+       "        DONE.append(1)\n        time.sleep(0.3)\n" + RIGHT_LEN, timeout_s=3.0)
+       | {"memory_mb": 64}, causes=frozenset({"memory"}),
+       known="correct, unblamed: 240 MB of user.* extended attributes on scratch files under a "
+       "64 MB cap (tmpfs keeps them in kernel memory, not in blocks: monitor.tmpfs_used does "
+       "not see them, and the run's seccomp filter allows setxattr; 16,000 of 60 KB took 1 GB "
+       "of slab in one call)"),
     # -- budget ------------------------------------------------------------------------------
     # HumanEval/53's 105 calls, each asleep just under its 0.3 s: the item's budget, not 32 s
     _c("sleeps_under_each_limit_of_a_batch", he("HumanEval/53", "import time\n"
