@@ -42,6 +42,9 @@ The wins, in short (strict expected failures; root causes in their reasons):
   unblamed (402,000 files took 408 MB of slab in 2.5 s of one call, outside every limit);
   ``user.*`` extended attributes on those files are kernel memory too, and faster: 240 MB
   under the same cap, ``correct`` (16,000 of 60 KB: 1 GB of slab in one call).
+- Extended attributes on the mount roots (``/tmp``, the scratch root, and ``/dev/shm``)
+  outlive the run: the wipe deletes what is inside, never the roots' own attributes, so a
+  sample leaves state (and memory) that the next samples on the warm worker read.
 
 Held (the verdict is what an honest wrong answer gets, the cause named where it is a limit):
 everything else in the tables.
@@ -454,3 +457,43 @@ def test_reading_a_chunk_is_no_other_samples_cost(chunk_results: dict[str, Resul
     assert not masked, masked
     honest = {k: v for k, v in verdicts.items() if k.startswith("honest") and v[0] != "correct"}
     assert not honest, honest
+
+
+# -- extended attributes on the mount roots, which the wipe keeps ---------------------------------
+
+XATTR_WRITER = (
+    "import os, tempfile\n"
+    "for target in (tempfile.gettempdir(), '/dev/shm'):\n"
+    "    os.setxattr(target, 'user.leak', b'the inputs I saw: ' + b'x' * 60000)\n"
+    + STRLEN
+    + RIGHT_LEN
+)
+XATTR_READER = (
+    "import os, tempfile\n"
+    "SEEN = [n for t in (tempfile.gettempdir(), '/dev/shm') for n in os.listxattr(t)]\n"
+    + STRLEN
+    + "    return -1 if SEEN else len(string)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def xattr_results() -> dict[str, Result]:
+    """One warm worker (two zygotes, used in turn): a sample that tags the mount roots, then
+    four that look for the tag."""
+    named = [("writer", XATTR_WRITER)] + [(f"reader{i}", XATTR_READER) for i in range(4)]
+    rows = [RawRow(n, {"id": k, **he("HumanEval/23", v)}) for n, (k, v) in enumerate(named)]
+    with Scorer(ScoreOptions(workers=1)) as scorer:
+        return {r.id: r for r in scorer.score_rows(rows)}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the next samples on the warm worker read the first one's user.* xattrs on /tmp "
+    "(the scratch root, TMPDIR) and /dev/shm, and fail: Scratch.clean / fsutil.wipe_contents "
+    "delete what is inside the mounts, never the mount roots' own extended attributes, and the "
+    "run's seccomp filter allows setxattr. A channel from one sample to the next, and kernel "
+    "memory that stays until the worker is recycled (500 runs), counted by no cap",
+)
+def test_a_sample_leaves_nothing_on_the_mount_roots(xattr_results: dict[str, Result]) -> None:
+    verdicts = {k: (r.verdict.status.value, r.verdict.message) for k, r in xattr_results.items()}
+    assert all(status == "correct" for status, _ in verdicts.values()), verdicts
