@@ -43,8 +43,9 @@ The wins, in short (strict expected failures; root causes in their reasons):
   ``user.*`` extended attributes on those files are kernel memory too, and faster: 240 MB
   under the same cap, ``correct`` (16,000 of 60 KB: 1 GB of slab in one call).
 - Extended attributes on the mount roots (``/tmp``, the scratch root, and ``/dev/shm``)
-  outlive the run: the wipe deletes what is inside, never the roots' own attributes, so a
-  sample leaves state (and memory) that the next samples on the warm worker read.
+  outlive the run, and so do an ACL and the times of ``/dev/shm``: the wipe deletes what is
+  inside and resets the mode, never the rest of the roots' metadata, so a sample leaves state
+  (and memory) that the next samples on the warm worker read.
 
 Held (the verdict is what an honest wrong answer gets, the cause named where it is a limit):
 everything else in the tables.
@@ -465,12 +466,12 @@ XATTR_WRITER = (
     "import os, tempfile\n"
     "for target in (tempfile.gettempdir(), '/dev/shm'):\n"
     "    os.setxattr(target, 'user.leak', b'the inputs I saw: ' + b'x' * 60000)\n"
-    + STRLEN
-    + RIGHT_LEN
+    "os.utime('/dev/shm', (123456789, 987654321))\n" + STRLEN + RIGHT_LEN
 )
 XATTR_READER = (
     "import os, tempfile\n"
     "SEEN = [n for t in (tempfile.gettempdir(), '/dev/shm') for n in os.listxattr(t)]\n"
+    "SEEN += ['mtime'] if os.stat('/dev/shm').st_mtime == 987654321 else []\n"
     + STRLEN
     + "    return -1 if SEEN else len(string)\n"
 )
@@ -490,7 +491,8 @@ def xattr_results() -> dict[str, Result]:
     strict=True,
     reason="the next samples on the warm worker read the first one's user.* xattrs on /tmp "
     "(the scratch root, TMPDIR) and /dev/shm, and fail: Scratch.clean / fsutil.wipe_contents "
-    "delete what is inside the mounts, never the mount roots' own extended attributes, and the "
+    "delete what is inside the mounts and reset the roots' mode, never their extended "
+    "attributes (POSIX ACLs too) or, on /dev/shm, their times (a utime survives), and the "
     "run's seccomp filter allows setxattr. A channel from one sample to the next, and kernel "
     "memory that stays until the worker is recycled (500 runs), counted by no cap",
 )
