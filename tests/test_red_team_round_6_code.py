@@ -200,21 +200,20 @@ CASES: list[Case] = [
        + "    return 'x' * 10 ** 7\n")),
     # -- the control socket (descriptor 3) -----------------------------------------------------
     _c("stdout_duplicated_over_the_socket", he("HumanEval/23", "import os\nos.dup2(1, 3)\n"
-       + STRLEN + RIGHT_LEN)),
+       + STRLEN + "    return -1\n")),
     _c("socket_closed_at_import", he("HumanEval/23", "import os\nos.close(3)\n" + STRLEN
-       + RIGHT_LEN)),
+       + "    return -1\n")),
     _c("socket_made_non_blocking", he("HumanEval/23", "import os\nos.set_blocking(3, False)\n"
        + STRLEN + "    return -1\n")),
     _c("a_thread_steals_the_requests", he("HumanEval/23", "import os, threading\n"
        "def steal():\n    while True:\n        os.read(3, 65536)\n"
-       "threading.Thread(target=steal, daemon=True).start()\n" + STRLEN + "    return -1\n"),
-       causes=TIME),
+       "threading.Thread(target=steal, daemon=True).start()\n" + STRLEN + "    return -1\n")),
     _c("atexit_writes_a_frame", he("HumanEval/23", "import atexit, os, sys\n"
        "atexit.register(lambda: os.write(3, b'\\x00\\x00\\x00\\x05hello'))\n" + STRLEN
        + "    sys.exit(0)\n")),
     # -- processes ---------------------------------------------------------------------------
     _c("fork_at_import_parent_exits", he("HumanEval/23", "import os\nif os.fork():\n"
-       "    os._exit(0)\n" + STRLEN + RIGHT_LEN)),
+       "    os._exit(0)\n" + STRLEN + "    return -1\n")),
     # a right answer whose fork leaves two writers on the socket: its own failure, not masked
     _c("fork_in_a_call_two_writers", he("HumanEval/23", "import os\n" + STRLEN
        + "    os.fork()\n" + RIGHT_LEN), want=ANY, honest="he_right"),
