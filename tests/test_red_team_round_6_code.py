@@ -21,7 +21,8 @@ caps, deep directory trees left for the wipe, files, environment and daemons lef
 next sample, sleeps just under a batch's limits, empty files past the memory cap, numerals
 and invalid UTF-8 in program output, and responses that are costly to read.
 
-The wins, in short (strict expected failures; root causes in their reasons):
+The wins, in short (each a strict expected failure when this file was committed, each fixed
+since, code@1.10.0; the tests below now assert the fixed verdict):
 
 - Program output the trusted side reads in quadratic time: a token of digits that is not a
   numeral (``111...1x``) makes ``compare._NUMERAL.fullmatch`` backtrack (``\\d+\\.?\\d*`` can
@@ -46,6 +47,12 @@ The wins, in short (strict expected failures; root causes in their reasons):
   outlive the run, and so do an ACL and the times of ``/dev/shm``: the wipe deletes what is
   inside and resets the mode, never the rest of the roots' metadata, so a sample leaves state
   (and memory) that the next samples on the warm worker read.
+
+The fixes: ``_NUMERAL`` matches without backtracking; ``prefetch`` leaves responses over 64
+KB, and all of a chunk past one second, to each item's own verify, and linting and finding
+the prompt's names in the code are ``response_owned``; ``tmpfs_used`` counts inodes (1 KB
+each); the seccomp filters answer ``setxattr`` and its kin with ``EOPNOTSUPP``; a wipe sets
+the roots' times back to a fixed point.
 
 Held (the verdict is what an honest wrong answer gets, the cause named where it is a limit):
 everything else in the tables.
@@ -284,20 +291,18 @@ CASES: list[Case] = [
        + "    if not DONE:\n        os.mkdir('inodes')\n        for n in range(150_000):\n"
        "            os.close(os.open('inodes/%d' % n, os.O_CREAT | os.O_WRONLY, 0o600))\n"
        "        DONE.append(1)\n        time.sleep(0.3)\n" + RIGHT_LEN, timeout_s=3.0)
-       | {"memory_mb": 64}, causes=frozenset({"memory"}),
-       known="correct, unblamed: ~150 MB of inodes and dentries under a 64 MB cap "
-       "(monitor.tmpfs_used counts statvfs blocks, an empty file has none; the tmpfs mounts "
-       "of _launch / zygote.mount_tmpfs have no nr_inodes bound)"),
+       | {"memory_mb": 64}, causes=frozenset({"memory"})),
+    # (until 2026-12-04 correct, unblamed: ~150 MB of inodes and dentries under a 64 MB cap,
+    # as monitor.tmpfs_used counted only statvfs blocks; it counts inodes too now)
     _c("xattrs_past_the_cap", he("HumanEval/23", "import os, time\nDONE = []\n" + STRLEN
        + "    if not DONE:\n        for n in range(500):\n            open('x%d' % n, 'w').close()\n"
        "            for k in range(8):\n"
        "                os.setxattr('x%d' % n, 'user.k%d' % k, b'x' * 60000)\n"
        "        DONE.append(1)\n        time.sleep(0.3)\n" + RIGHT_LEN, timeout_s=3.0)
-       | {"memory_mb": 64}, causes=frozenset({"memory"}),
-       known="correct, unblamed: 240 MB of user.* extended attributes on scratch files under a "
-       "64 MB cap (tmpfs keeps them in kernel memory, not in blocks: monitor.tmpfs_used does "
-       "not see them, and the run's seccomp filter allows setxattr; 16,000 of 60 KB took 1 GB "
-       "of slab in one call)"),
+       | {"memory_mb": 64}),
+    # (until 2026-12-04 correct, unblamed: 240 MB of user.* extended attributes on scratch
+    # files under a 64 MB cap, in kernel memory no cap counts; since then the seccomp filters
+    # answer setxattr with EOPNOTSUPP, so the calls fail as on a file system without them)
     # -- budget ------------------------------------------------------------------------------
     # HumanEval/53's 105 calls, each asleep just under its 0.3 s: the item's budget, not 32 s
     _c("sleeps_under_each_limit_of_a_batch", he("HumanEval/53", "import time\n"
@@ -388,7 +393,8 @@ def test_a_hostile_answer_earns_what_an_honest_wrong_one_does(
 ) -> None:
     verdict = results[case.id].verdict
     status, message = verdict.status.value, verdict.message or ""
-    assert status not in MASKED, f"masked ({status}): {message}"
+    message.encode("utf-8")  # printable as it is (lone surrogates are written as escapes)
+    assert status not in MASKED, f"masked ({status}): {message.encode('unicode_escape')!r}"
     assert status in case.want, f"{status} ({verdict.score}): {message}"
     if case.honest is not None:
         cap = results[case.honest].verdict.score
@@ -400,15 +406,12 @@ def test_a_hostile_answer_earns_what_an_honest_wrong_one_does(
     json.dumps(results[case.id].to_dict(), ensure_ascii=False).encode("utf-8")  # a log line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compare._NUMERAL (r'[+-]?(?:\\d+\\.?\\d*|\\.\\d+)...') backtracks quadratically "
-    "when fullmatch fails on a run of digits (\\d+ and \\d* can split it anywhere); "
-    "_same_number (tokens) and _cc_same (codecontests) run it on the program's tokens in the "
-    "worker, outside response_owned: 16,000 digits ~3 s, and 85,000 digits against a "
-    "LiveCodeBench row with a 49 KB expected output (output cap 98 KB) came back as a masked "
-    "'timeout' ('exceeded the 49.5 s time limit')",
-)
+# Until 2026-12-04 (a win of red team round 6): compare._NUMERAL (r'[+-]?(?:\d+\.?\d*|\.\d+)...')
+# backtracks quadratically when fullmatch fails on a run of digits (\d+ and \d* can split it
+# anywhere); _same_number (tokens) and _cc_same (codecontests) run it on the program's tokens in
+# the worker, outside response_owned: 16,000 digits ~3 s, and 85,000 digits against a LiveCodeBench
+# row with a 49 KB expected output (output cap 98 KB) came back as a masked 'timeout' ('exceeded
+# the 49.5 s time limit')
 @pytest.mark.parametrize("attack", sorted(COST_HONEST))
 def test_reading_a_programs_output_costs_what_its_length_does(
     results: dict[str, Result], attack: str
@@ -440,17 +443,14 @@ def chunk_results() -> dict[str, Result]:
         return {r.id: r for r in scorer.score_rows(rows)}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="CodeVerifier.prefetch reads every response of a chunk (python_program, "
-    "syntax_error: four or five parses) before the chunk's first item runs, outside "
-    "response_owned, and the pool's clock for the first item already runs "
-    "(pool._start_item at dispatch): the first item, whoever wrote it, is killed and masked "
-    "'timeout'. At the default hard limit (54 s for HumanEval/23 at timeout_s 1), 7 responses "
-    "of ~1 MB ('a\\n' lines) after 60 fast items on one worker: an honest right answer first in "
-    "the chunk and 4 of the costly ones came back 'timeout' (the rest of a killed chunk goes "
-    "back to the queue as a chunk again, pool._replace), in 392 s",
-)
+# Until 2026-12-04 (a win of red team round 6): CodeVerifier.prefetch reads every response of a
+# chunk (python_program, syntax_error: four or five parses) before the chunk's first item runs,
+# outside response_owned, and the pool's clock for the first item already runs (pool._start_item at
+# dispatch): the first item, whoever wrote it, is killed and masked 'timeout'. At the default hard
+# limit (54 s for HumanEval/23 at timeout_s 1), 7 responses of ~1 MB ('a\n' lines) after 60 fast
+# items on one worker: an honest right answer first in the chunk and 4 of the costly ones came back
+# 'timeout' (the rest of a killed chunk goes back to the queue as a chunk again, pool._replace), in
+# 392 s
 def test_reading_a_chunk_is_no_other_samples_cost(chunk_results: dict[str, Result]) -> None:
     verdicts = {k: (r.verdict.status.value, r.verdict.message) for k, r in chunk_results.items()}
     masked = {k: v for k, v in verdicts.items() if v[0] in MASKED}
@@ -462,9 +462,10 @@ def test_reading_a_chunk_is_no_other_samples_cost(chunk_results: dict[str, Resul
 # -- extended attributes on the mount roots, which the wipe keeps ---------------------------------
 
 XATTR_WRITER = (
-    "import os, tempfile\n"
+    "import contextlib, os, tempfile\n"
     "for target in (tempfile.gettempdir(), '/dev/shm'):\n"
-    "    os.setxattr(target, 'user.leak', b'the inputs I saw: ' + b'x' * 60000)\n"
+    "    with contextlib.suppress(OSError):\n"
+    "        os.setxattr(target, 'user.leak', b'the inputs I saw: ' + b'x' * 60000)\n"
     "os.utime('/dev/shm', (123456789, 987654321))\n" + STRLEN + RIGHT_LEN
 )
 XATTR_READER = (
@@ -486,15 +487,12 @@ def xattr_results() -> dict[str, Result]:
         return {r.id: r for r in scorer.score_rows(rows)}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the next samples on the warm worker read the first one's user.* xattrs on /tmp "
-    "(the scratch root, TMPDIR) and /dev/shm, and fail: Scratch.clean / fsutil.wipe_contents "
-    "delete what is inside the mounts and reset the roots' mode, never their extended "
-    "attributes (POSIX ACLs too) or, on /dev/shm, their times (a utime survives), and the "
-    "run's seccomp filter allows setxattr. A channel from one sample to the next, and kernel "
-    "memory that stays until the worker is recycled (500 runs), counted by no cap",
-)
+# Until 2026-12-04 (a win of red team round 6): the next samples on the warm worker read the first
+# one's user.* xattrs on /tmp (the scratch root, TMPDIR) and /dev/shm, and fail: Scratch.clean /
+# fsutil.wipe_contents delete what is inside the mounts and reset the roots' mode, never their
+# extended attributes (POSIX ACLs too) or, on /dev/shm, their times (a utime survives), and the
+# run's seccomp filter allows setxattr. A channel from one sample to the next, and kernel memory
+# that stays until the worker is recycled (500 runs), counted by no cap
 def test_a_sample_leaves_nothing_on_the_mount_roots(xattr_results: dict[str, Result]) -> None:
     verdicts = {k: (r.verdict.status.value, r.verdict.message) for k, r in xattr_results.items()}
     assert all(status == "correct" for status, _ in verdicts.values()), verdicts

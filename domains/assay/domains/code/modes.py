@@ -43,6 +43,8 @@ from assay.verifiers.sandbox import (
     SandboxPool,
 )
 
+from assay.blame import response_owned
+
 MIN_RUN_S = 0.05
 """A run needs at least this much budget left; below it the budget counts as spent."""
 BATCH = "\x00batch"
@@ -319,10 +321,12 @@ def _same_call(planned: Any, name: str, args: tuple[Any, ...], kwargs: dict[str,
 
 def runnable(task: CodeTask, code: str) -> str:
     """The source that runs: the harness's names (a ``tests`` prompt's definitions, the task's
-    ``preamble``) above the candidate's code, trusted glue (``harness``) after it."""
-    preamble = "\n".join(
-        p for p in (task.preamble, prompt_preamble(task.prompt, task.entry_point, code)) if p
-    )
+    ``preamble``) above the candidate's code, trusted glue (``harness``) after it.
+
+    Finding what the candidate's code defines parses it: that is work on the response."""
+    with response_owned("reading the code"):
+        from_prompt = prompt_preamble(task.prompt, task.entry_point, code)
+    preamble = "\n".join(p for p in (task.preamble, from_prompt) if p)
     code = with_preamble(code, preamble)
     return f"{code}\n{task.harness}" if task.harness else code
 

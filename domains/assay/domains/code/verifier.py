@@ -22,7 +22,13 @@ from assay.domains.code.task import CodeTask, parse_task
 from assay.domains.code.trajectory import command_count, command_steps
 from assay.verifiers.code.extract import extract_code, extract_fenced, extract_patch
 from assay.verifiers.code.repo import PatchedTree, PatchError, apply_patch
-from assay.verifiers.code.static import RuffReport, RuffRun, ruff_reports, syntax_error
+from assay.verifiers.code.static import (
+    BATCH_MAX_SOURCE_BYTES,
+    RuffReport,
+    RuffRun,
+    ruff_reports,
+    syntax_error,
+)
 from assay.verifiers.code.suspicious import Flag, scan_suspicious
 from assay.verifiers.code.units import Unit
 from assay.verifiers.sandbox import Isolation, SandboxPool
@@ -46,6 +52,8 @@ COMPILE = "compile"
 """The check of the compile step (or the syntax check of an interpreted language)."""
 HARD_SLACK_S = 30.0
 """Seconds of the hard limit beyond 1.5 times the budget (pool start, ruff, git apply)."""
+PREFETCH_BUDGET_S = 1.0
+"""Seconds a chunk's :meth:`CodeVerifier.prefetch` may read for; the rest is read per item."""
 CONTEST_KEYS = ("input_output", *CODECONTESTS, *LIVECODEBENCH)
 """Reference fields of contest datasets (APPS, CodeContests, LiveCodeBench) that hold cases."""
 
@@ -77,7 +85,7 @@ class CodeVerifier(Verifier):
     """
 
     name: ClassVar[str] = "code"
-    version: ClassVar[str] = "1.9.2"
+    version: ClassVar[str] = "1.10.0"
     aliases: ClassVar[tuple[str, ...]] = ("python", "coding")
     data_sources: ClassVar[tuple[str, ...]] = (
         "codecontests", "apps", "codeforces", "taco", "primeintellect", "livecodebench*",
@@ -140,15 +148,26 @@ class CodeVerifier(Verifier):
 
         Only what :meth:`verify` would lint is linted (the same extracted program), and a
         source ruff cannot take in the batch is linted on its own when its item is verified.
+
+        This runs on the chunk's first item's clock, outside any item's ``response_owned``, so
+        it reads only what is cheap to read: a response over ``BATCH_MAX_SOURCE_BYTES`` (which
+        the batch would not lint anyway), and every record once ``PREFETCH_BUDGET_S`` is
+        spent, are left to :meth:`verify`, where the cost of reading is the response's own
+        (before, seven 1 MB responses made the honest first item of their chunk a ``timeout``).
         """
         self._ruff_ready, self._prepared = {}, {}
         codes: list[str] = []
+        started = time.perf_counter()
         for record in records:
+            if time.perf_counter() - started > PREFETCH_BUDGET_S:
+                break
             with contextlib.suppress(MalformedTaskError, ValueError, TypeError):
+                if not isinstance(record.response, str):
+                    continue
+                if len(record.response) > BATCH_MAX_SOURCE_BYTES:
+                    continue
                 task = parse_task(record.reference, PROJECT_ROOT)
                 if task.mode in ("repo", "terminal") or task.language != "python":
-                    continue
-                if not isinstance(record.response, str):
                     continue
                 code = python_program(record.response, task)
                 self._prepared[id(record)] = (record, task, code)  # the record keeps its id
@@ -405,7 +424,10 @@ def python_program(response: str, task: CodeTask) -> str:
 
 
 def _ruff_check(run: RuffRun | RuffReport) -> Check:
-    report = run if isinstance(run, RuffReport) else run.report()
+    # ruff's time and its report's size grow with the code: a response that makes them too
+    # costly (175,000 undefined names) is its own fault, not a masked timeout
+    with response_owned("linting the code"):
+        report = run if isinstance(run, RuffReport) else run.report()
     return Check(
         "ruff",
         report.passed,

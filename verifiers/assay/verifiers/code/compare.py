@@ -113,7 +113,7 @@ def stdout_equal(actual: str, expected: str) -> bool:
     return _lines(actual) == _lines(expected)
 
 
-_NUMERAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMERAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 """A decimal numeral as programs print one (no ``nan``, ``inf``, ``_`` separators or hex)."""
 
 

@@ -253,9 +253,11 @@ def _exception_text(exc: BaseException) -> str:
     A failed assert's message, or a ``KeyError``'s key, may be a value the candidate
     returned, and some values have no text: an int past the int -> str digit limit, a list
     nested past the recursion limit. Such a unit still fails, with a message that says so.
+    Lone surrogates (a string the candidate built) are written as escapes, so that the
+    message can be printed and encoded as it is.
     """
     try:
-        text = str(exc)
+        text = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
     except Exception:
         return "<a message that cannot be shown>"
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."

@@ -26,7 +26,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ALWAYS_DENIED", "NAMESPACE_FLAGS", "RUN_DENIED", "SeccompPrograms", "programs"]
+__all__ = [
+    "ALWAYS_DENIED", "NAMESPACE_FLAGS", "RUN_DENIED", "UNSUPPORTED", "SeccompPrograms", "programs",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,14 @@ RUN_DENIED: dict[str, tuple[str, ...]] = {
 }
 """Denied to run children only (the zygote needs them between runs)."""
 
+UNSUPPORTED: dict[str, tuple[str, ...]] = {
+    "extended attributes": ("setxattr", "lsetxattr", "fsetxattr", "setxattrat"),
+}
+"""Denied to everything in the sandbox with ``EOPNOTSUPP``, as a file system without them
+answers (so ``shutil.copy2`` and the like go on): tmpfs keeps extended attributes (POSIX ACLs
+among them) in kernel memory that no size limit counts, and on the mount roots they outlived
+the run, a channel to the next sample."""
+
 NAMESPACE_FLAGS = 0x7E020080
 """CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME: ``clone``
 with any of them is denied everywhere."""
@@ -79,12 +89,14 @@ class SeccompPrograms:
 
 
 def _compile(names: list[str], sc: Any) -> tuple[bytes, list[str]]:
-    """One filter: allow by default, ``EPERM`` for ``names`` and namespace-creating clones."""
+    """One filter: allow by default, ``EPERM`` for ``names`` and namespace-creating clones,
+    ``EOPNOTSUPP`` for :data:`UNSUPPORTED`."""
     syscall_filter = sc.SyscallFilter(sc.ALLOW)
     added: list[str] = []
-    for name in names:
+    unsupported = [(name, errno.EOPNOTSUPP) for family in UNSUPPORTED.values() for name in family]
+    for name, code in [*((name, errno.EPERM) for name in names), *unsupported]:
         try:
-            syscall_filter.add_rule(sc.ERRNO(errno.EPERM), name)
+            syscall_filter.add_rule(sc.ERRNO(code), name)
         except (RuntimeError, ValueError, OSError):  # not a system call of this architecture
             continue
         added.append(name)

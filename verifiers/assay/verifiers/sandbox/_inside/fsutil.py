@@ -122,7 +122,15 @@ def read_beneath(root: str, name: str, max_bytes: int) -> tuple[bytes, bool] | N
 
 
 def wipe_contents(directory: str) -> None:
-    """Delete everything inside ``directory`` (not the directory itself), whatever its modes."""
+    """Delete everything inside ``directory`` (not the directory itself), whatever its modes,
+    and set its times back to a fixed point, so that nothing a run set on the directory
+    (its mode, its times) reaches the next run (extended attributes and ACLs cannot be set:
+    the seccomp filters refuse them)."""
     os.chmod(directory, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
     for entry in os.listdir(directory):
         _remove(os.path.join(directory, entry))
+    os.utime(directory, ns=(WIPED_TIME_NS, WIPED_TIME_NS))
+
+
+WIPED_TIME_NS = 1_700_000_000 * 10**9
+"""The access and modification time of a wiped directory (2023-11-14, any fixed point)."""
