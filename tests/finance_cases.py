@@ -15,10 +15,23 @@ ALDER = {"document": "statements/alder-2023.pdf", "scale": "million", "unit": "U
 LUMEN = {"document": "statements/lumen-2023.pdf", "scale": "million", "unit": "GBP"}
 QUARRY = {"document": "statements/quarry-2024.pdf", "scale": "thousand", "unit": "USD"}
 HARBOR = {"document": "statements/harbor-2024.pdf", "scale": "thousand", "unit": "USD"}
+KESTREL = {"document": "statements/kestrel-2022.pdf", "scale": "million", "unit": "EUR"}
+MERIDIAN = {"document": "statements/meridian-2024.pdf", "scale": "thousand", "unit": "GBP"}
+SUMMIT = {"document": "statements/summit-2023.pdf", "scale": "thousand", "unit": "USD"}
+TIDEWATER = {"document": "statements/tidewater-2024.pdf", "scale": "thousand", "unit": "EUR"}
 C, X = "correct", "incorrect"
 
 Case = tuple[str, dict[str, Any], str, str]
 """(id, reference, response, the status a finance grader gives)."""
+
+
+def q(doc: dict[str, str], question: str, answer: Any = None, **extra: Any) -> dict[str, Any]:
+    """A question reference over one of the shipped PDFs."""
+    ref: dict[str, Any] = {**doc, "question": question}
+    if answer is not None:
+        ref["answer"] = answer
+    ref.update(extra)
+    return ref
 
 
 def verdicts(cases: Sequence[Case]) -> dict[str, tuple[str, str]]:

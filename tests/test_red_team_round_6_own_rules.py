@@ -24,13 +24,12 @@ from assay.domains.agent.envs.files import FilesEnv
 from assay.domains.agent.envs.retail import RetailEnv
 from assay.verifiers.agent.facts import check_facts, parse_facts
 from assay.verifiers.reading import scan_numbers
+from finance_cases import MERIDIAN, SUMMIT
 
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
 
 ENVS: dict[str, Any] = {"retail": RetailEnv, "calendar": CalendarEnv, "filesystem": FilesEnv}
-MERIDIAN = {"document": "statements/meridian-2024.pdf", "scale": "thousand", "unit": "GBP"}
-SUMMIT = {"document": "statements/summit-2023.pdf", "scale": "thousand", "unit": "USD"}
 EPS = {**MERIDIAN, "question": "What was basic earnings per share in 2024?", "answer": "0.47",
        "scale": "unit"}  # fmt: skip
 RD = {**MERIDIAN, "question": "What portion of 2024 revenue was spent on research and "

@@ -23,107 +23,12 @@ Cases assay gets wrong today are strict expected failures whose reason says what
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
-from assay.domains.agent.envs.calendar import CalendarEnv
-from assay.domains.agent.envs.files import FilesEnv
+from agent_trajectories import Case, User, call, check, params, ref, scored
 from assay.domains.agent.envs.retail import RetailEnv
 
-from assay.records import RawRow
-from assay.runner import ScoreOptions, Scorer
-
-ENVS: dict[str, Any] = {"retail": RetailEnv, "calendar": CalendarEnv, "filesystem": FilesEnv}
-
-
-@dataclass
-class Call:
-    """One tool call: its arguments, how they are written, and a forced result if any."""
-
-    name: str
-    args: dict[str, Any]
-    raw: str | None = None  # the arguments string as the model wrote it
-    decoded: bool = False  # arguments given as an object, not a JSON string
-    error: str | None = None  # the API's error for a call its schema refuses
-
-
-def call(name: str, /, _raw: str | None = None, _decoded: bool = False,
-         _error: str | None = None, **args: Any) -> Call:  # fmt: skip
-    return Call(name, args, _raw, _decoded, _error)
-
-
-@dataclass
-class User:
-    text: str
-
-
-@dataclass
-class Case:
-    id: str
-    label: str
-    reason: str
-    env: str
-    prompt: str
-    turns: list[Any]
-    reference: dict[str, Any]
-    system: str | None = None
-    score: float | None = None  # the docs' score for a partial label
-    steps: list[dict[str, Any]] | None = None  # a hand-written trajectory (other forms)
-
-
-def run_tool(instance: Any, c: Call) -> str:
-    """The tool message's content: the environment's result, or its error."""
-    if c.error is not None:
-        return f"Error: {c.error}"
-    try:
-        return json.dumps(getattr(instance, c.name)(**c.args))
-    except Exception as exc:  # ToolError
-        return f"Error: {exc}"
-
-
-def build_steps(case: Case) -> list[dict[str, Any]]:
-    instance = ENVS[case.env]()
-    steps: list[dict[str, Any]] = []
-    if case.system:
-        steps.append({"role": "system", "content": case.system})
-    steps.append({"role": "user", "content": case.prompt})
-    n = 0
-    for turn in case.turns:
-        if isinstance(turn, str):
-            steps.append({"role": "assistant", "content": turn})
-        elif isinstance(turn, User):
-            steps.append({"role": "user", "content": turn.text})
-        else:
-            calls = turn if isinstance(turn, list) else [turn]
-            tool_calls, results = [], []
-            for c in calls:
-                n += 1
-                if c.decoded:
-                    arguments: Any = c.args
-                else:
-                    arguments = c.raw if c.raw is not None else json.dumps(c.args)
-                tool_calls.append({"id": f"call_{n}", "type": "function",
-                                   "function": {"name": c.name, "arguments": arguments}})  # fmt: skip
-                results.append({"role": "tool", "tool_call_id": f"call_{n}",
-                                "content": run_tool(instance, c)})  # fmt: skip
-            steps.append({"role": "assistant", "content": None, "tool_calls": tool_calls})
-            steps.extend(results)
-    return steps
-
-
-def ref(env: str, goal: list[Call] | None = None, facts: list[Any] | None = None,
-        gold: int | None = None, **extra: Any) -> dict[str, Any]:  # fmt: skip
-    reference: dict[str, Any] = {"env": env}
-    if goal is not None:
-        reference["goal"] = {"calls": [{"name": c.name, "arguments": c.args} for c in goal]}
-    if facts is not None:
-        reference["facts"] = facts
-    if gold is not None:
-        reference["gold_steps"] = gold
-    reference.update(extra)
-    return reference
-
+from assay.types import Result
 
 # ---------------------------------------------------------------- shared calls and tasks
 GET_1001 = call("get_order", order_id="W1001")
@@ -1156,17 +1061,9 @@ XFAIL: dict[str, str] = {
 }
 
 
-def record(case: Case) -> dict[str, Any]:
-    steps = case.steps if case.steps is not None else build_steps(case)
-    return {"id": case.id, "domain": "agent", "response": "", "steps": steps,
-            "reference": case.reference}  # fmt: skip
-
-
 @pytest.fixture(scope="module")
-def verdicts() -> dict[str, Any]:
-    rows = [RawRow(i, record(c)) for i, c in enumerate(CASES, start=1)]
-    with Scorer(ScoreOptions(workers=2)) as scorer:
-        return {r.id: r for r in scorer.score_rows(rows)}
+def verdicts() -> dict[str, Result]:
+    return scored(CASES)
 
 
 def test_table() -> None:
@@ -1176,17 +1073,6 @@ def test_table() -> None:
     assert sum(c.label == "correct" for c in CASES) >= 25
 
 
-def _param(case: Case) -> Any:
-    reason = XFAIL.get(case.id)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(case, id=case.id, marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_case(case: Case, verdicts: dict[str, Any]) -> None:
-    result = verdicts[case.id]
-    got = result.status.value
-    message = result.verdict.message
-    assert got == case.label, f"{case.id}: assay {got} {result.score} ({message}); {case.reason}"
-    if case.score is not None:
-        assert result.score == pytest.approx(case.score, abs=0.01), message
+@pytest.mark.parametrize("case", params(CASES, XFAIL))
+def test_case(case: Case, verdicts: dict[str, Result]) -> None:
+    check(case, verdicts[case.id])

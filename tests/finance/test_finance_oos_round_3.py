@@ -23,24 +23,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from finance_cases import ALDER, HARBOR, KESTREL, LUMEN, QUARRY, q
 
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
-
-ALDER = {"document": "statements/alder-2023.pdf", "scale": "million", "unit": "USD"}
-KESTREL = {"document": "statements/kestrel-2022.pdf", "scale": "million", "unit": "EUR"}
-LUMEN = {"document": "statements/lumen-2023.pdf", "scale": "million", "unit": "GBP"}
-QUARRY = {"document": "statements/quarry-2024.pdf", "scale": "thousand", "unit": "USD"}
-HARBOR = {"document": "statements/harbor-2024.pdf", "scale": "thousand", "unit": "USD"}
-
-
-def q(doc: dict[str, str], question: str, answer: Any = None, **extra: Any) -> dict[str, Any]:
-    """A question reference over one of the shipped PDFs."""
-    ref: dict[str, Any] = {**doc, "question": question}
-    if answer is not None:
-        ref["answer"] = answer
-    ref.update(extra)
-    return ref
 
 
 def cash(doc: dict[str, str], column: str, prior: str) -> dict[str, Any]:

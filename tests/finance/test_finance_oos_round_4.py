@@ -33,23 +33,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from finance_cases import KESTREL, MERIDIAN, SUMMIT, TIDEWATER, q
 
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
-
-MERIDIAN = {"document": "statements/meridian-2024.pdf", "scale": "thousand", "unit": "GBP"}
-SUMMIT = {"document": "statements/summit-2023.pdf", "scale": "thousand", "unit": "USD"}
-TIDEWATER = {"document": "statements/tidewater-2024.pdf", "scale": "thousand", "unit": "EUR"}
-KESTREL = {"document": "statements/kestrel-2022.pdf", "scale": "million", "unit": "EUR"}
-
-
-def q(doc: dict[str, str], question: str, answer: Any = None, **extra: Any) -> dict[str, Any]:
-    """A question reference over one of the shipped PDFs."""
-    ref: dict[str, Any] = {**doc, "question": question}
-    if answer is not None:
-        ref["answer"] = answer
-    ref.update(extra)
-    return ref
 
 
 def cash(doc: dict[str, str], column: str, prior: str) -> dict[str, Any]:
