@@ -228,3 +228,39 @@ def test_reader_rules(text: str, values: list[float], roles: list[str]) -> None:
     figures = scan_numbers(text).figures
     assert [float(f.value) for f in figures] == values
     assert [f.role for f in figures] == roles
+
+
+# ---- math: two answers joined by "or", in any of the languages models answer in
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "status"),
+    [
+        ("The answer is 18 or 20.", "20", "incorrect"),  # was correct: the last figure read
+        ("The answer is 18 or 20.", "18", "incorrect"),
+        ("#### 18 or 20", "20", "incorrect"),
+        ("The answer is 18, or maybe even 20.", "20", "incorrect"),
+        ("The answer is 18 or 20 depending on rounding.", "20", "incorrect"),
+        ("答案是18或20。", "20", "incorrect"),
+        ("Die Antwort ist 18 oder 20.", "20", "incorrect"),
+        ("\\boxed{18} 或 \\boxed{20}", "20", "incorrect"),
+        # honest: a committed answer after thinking aloud, and the solutions of an equation
+        ("It could be 18 or 20, but I think 20.", "20", "correct"),
+        ("x = 2 or x = 3", "2, 3", "correct"),
+        ("The solutions are 2 or 3.", "2, 3", "correct"),
+        ("The answer is 20.", "20", "correct"),
+        # figures after scripts without spaces, and no-break spaces that group thousands
+        ("答案是 18。", "18", "correct"),
+        ("Ответ: 18.", "18", "correct"),
+        ("So the total is 1\u202f250.", "1250", "correct"),
+        # a last line whose digits are no figure is no answer, not the working above it
+        ("7 × 5 = 35 litros entre 10.\nLa respuesta es 3,5.", "35", "unparsable"),
+        ("The total is 18.\nHope this helps!", "18", "correct"),  # a sign-off has no digit
+    ],
+)
+def test_math_or_rules(response: str, gold: str, status: str) -> None:
+    with Scorer(ScoreOptions(workers=0)) as scorer:
+        [result] = scorer.score_rows(
+            [RawRow(1, {"id": "m", "domain": "math", "response": response, "reference": gold})]
+        )
+    assert result.status.value == status, (response, result.verdict.message)

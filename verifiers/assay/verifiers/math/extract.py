@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Literal
 
 from assay.verifiers.reading import locate_answer
+from assay.verifiers.reading.numbers import OR_WORDS
 
 Method = Literal[
     "boxed", "final_answer_phrase", "answer_colon", "hash", "whole", "last_line", "last_figure"
@@ -56,8 +57,9 @@ class Extraction:
         method: Which rule found it (see the module docstring).
         text: The extracted answer, raw (not normalized).
         candidates: For ``boxed``: the contents of the run of boxes offered together, in
-            order and without exact repeats; more than one means the model hedged.
-        alternatives: For ``boxed``: those boxes are joined by "or".
+            order and without exact repeats; more than one means the model hedged. Otherwise
+            the two figures of "X or Y" when the answer is one of them.
+        alternatives: The candidates are joined by "or".
     """
 
     method: Method
@@ -92,4 +94,57 @@ def extract_answer(response: str) -> Extraction | None:
     found = locate_answer(_GLUED_ROLE_WORD.sub("", response))
     if found is None:
         return None
-    return Extraction(_METHODS[found.method], found.text, found.candidates, found.alternatives)
+    method = _METHODS[found.method]
+    if found.method != "boxed":
+        offered = _offered_with(found.source, found.start, found.end, found.text)
+        if offered is not None:  # "The answer is 18 or 20.": two answers, not the last one
+            return Extraction(method, found.text, offered, alternatives=True)
+    return Extraction(method, found.text, found.candidates, found.alternatives)
+
+
+_OR_WORDS = f"(?:{OR_WORDS})"
+_FIG = r"[-−]?[$€£¥]?\d[\d,.]*%?"
+_HEDGE_WORD = r"(?:[^\W\d_]+\s+){0,2}"
+"""Up to two words between the "or" and the second figure ("18 or maybe even 20")."""
+_OR_BEFORE = re.compile(
+    rf"(?P<fig>{_FIG})\$?\s*,?\s*{_OR_WORDS}\s*{_HEDGE_WORD}(?:[A-Za-z]\s*=\s*)?[$]?\s*\Z",
+    re.IGNORECASE,
+)
+_OR_AFTER = re.compile(
+    rf"\$?\s*,?\s*{_OR_WORDS}\s*{_HEDGE_WORD}(?:[A-Za-z]\s*=\s*)?\$?\s*(?P<fig>{_FIG})",
+    re.IGNORECASE,
+)
+_OR_INSIDE = re.compile(rf"\s*(?P<a>{_FIG})\s*,?\s*{_OR_WORDS}\s*{_HEDGE_WORD}(?P<b>{_FIG})\s*")
+
+
+def _offered_with(source: str, start: int, end: int, text: str) -> tuple[str, str] | None:
+    """The two answers of "X or Y" when the located answer is one of them (or both): a hedge
+    against one gold answer, the solutions of an equation against a set of two."""
+    inside = _OR_INSIDE.fullmatch(text)
+    if inside is not None:
+        return _two(inside["a"], inside["b"])
+    before = _OR_BEFORE.search(source, max(0, start - 80), start)
+    if before is not None and _word_boundary(source, before.start()):
+        return _two(before["fig"], text)
+    after = _OR_AFTER.match(source, end, end + 80)
+    if after is not None and _after_figure_ends(source, after.end()):
+        return _two(text, after["fig"])
+    return None
+
+
+def _two(first: str, second: str) -> tuple[str, str] | None:
+    first, second = first.strip(" ,.$"), second.strip(" ,.$")
+    return (first, second) if first and second and first != second else None
+
+
+def _word_boundary(source: str, at: int) -> bool:
+    """The figure starts a token: no Latin letter, digit or separator glued before it (a kana
+    or ideograph may be: "答えは18か20")."""
+    return at == 0 or not _GLUED.match(source[at - 1])
+
+
+def _after_figure_ends(source: str, at: int) -> bool:
+    return at >= len(source) or not _GLUED.match(source[at])
+
+
+_GLUED = re.compile(r"[A-Za-z0-9.,]|\d")

@@ -138,7 +138,10 @@ def grade(response: str, gold: GoldAnswer, options: CompareOptions) -> Verdict:
         return _too_long(len(extraction.text), (extraction_check,))
     candidates = tuple(dict.fromkeys(normalize_answer(c) for c in extraction.candidates))
     if len(candidates) > 1:
-        return _grade_hedged(candidates, gold, options, extraction_check, extraction.alternatives)
+        return _grade_hedged(
+            candidates, gold, options, extraction_check, extraction.alternatives,
+            kind="boxed " if extraction.method == "boxed" else "",
+        )  # fmt: skip
     return _grade_text(normalize_answer(extraction.text), gold, options, (extraction_check,))
 
 
@@ -157,10 +160,13 @@ def _grade_hedged(
     options: CompareOptions,
     extraction: Check,
     alternatives: bool = False,
+    *,
+    kind: str = "boxed ",
 ) -> Verdict:
-    """Several different boxed answers: a list when the gold is one that long, else a hedge.
+    """Several different boxed answers, or the two of "X or Y": a list when the gold is one
+    that long, else a hedge.
 
-    Boxes joined by "or" are alternatives: the roots of an equation (``x = 3`` or ``x = 4``)
+    Answers joined by "or" are alternatives: the roots of an equation (``x = 3`` or ``x = 4``)
     when the gold is a list or set, but a hedge against an ordered tuple (a point is not
     "3 or 4").
     """
@@ -170,15 +176,15 @@ def _grade_hedged(
         check = Check(
             "hedging",
             True,
-            message="boxed answers read as one list",
+            message=f"{kind}answers read as one list",
             evidence={**evidence, "credited": True},
         )
         return _grade_text(", ".join(candidates), gold, options, (extraction, check))
     if all(_grade_text(c, gold, options, ()).score == 1.0 for c in candidates):
-        message = "all boxed answers are equivalent to the gold"
+        message = f"all {kind}answers are equivalent to the gold"
         check = Check("hedging", True, message=message, evidence={**evidence, "credited": True})
         return _grade_text(candidates[-1], gold, options, (extraction, check))
-    message = f"{len(candidates)} different boxed answers offered together"
+    message = f"{len(candidates)} different {kind}answers offered together"
     check = Check("hedging", False, message=message, evidence={**evidence, "credited": False})
     return Verdict.incorrect((extraction, check), message=f"hedged: {message}")
 

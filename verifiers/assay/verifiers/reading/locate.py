@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from assay.verifiers.reading.numbers import Figure, scan_numbers
+from assay.verifiers.reading.numbers import OR_WORDS, Figure, scan_numbers
 from assay.verifiers.reading.sentence import (
     clean_tail,
     drop_asides,
@@ -102,13 +102,15 @@ _PHRASES: tuple[tuple[Method, re.Pattern[str]], ...] = (
     ),
     ("hash", re.compile(r"####")),
 )
-_OR = re.compile(r"\bor\b", re.IGNORECASE)
+_OR = re.compile(OR_WORDS, re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 _DISPLAY_MATH = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$", re.S)
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\s+(?:I hope|Hope this)\b")
 _MARKER_END = re.compile(r"[\s*:：.=]*")
 _FIRST_PERSON = re.compile(r"\bI\s+[a-z]|n't\b")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
-_WORD = re.compile(r"[A-Za-z]{2,}")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+"""A word of any script ("Ответ", "答案是"): a word before the figure makes a line prose."""
 _OBJECT_START = re.compile(r"\{\s*\"")
 _PROSE_WORDS = frozenset(
     [
@@ -461,6 +463,10 @@ def _from_lines(source: str) -> Located | None:
         return None
     for position, (offset, line) in enumerate(reversed(lines[-MAX_FALLBACK_LINES:])):
         item = _line_item(line)
+        if not item and position == 0 and _DIGIT.search(line):
+            # a last line with digits but no figure read ("La respuesta es 3,5."): the answer
+            # is there, unread; an earlier line's working is not it (a sign-off has no digit)
+            return None
         if item:
             method: Method = "last_line" if position == 0 else "last_figure"
             at = line.rfind(item)

@@ -136,16 +136,20 @@ currency written after the figure is the European order; a ``$`` right after the
 closes LaTeX math, ``$1,2$``, and is not one)."""
 _EU_GROUPING = str.maketrans("", "", ". \u00a0\u202f")
 """What groups the thousands of a figure with a decimal comma (``1.234,50``, ``1 234,50 $``)."""
-_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 """Kana, CJK ideographs and Hangul: scripts written without spaces, where a figure follows a
 character directly ("合計は133.50ドル"); a figure glued to a Latin letter ("v10") is no figure."""
 CJK_OR = "か|または|もしくは|あるいは|ないし|或者|或是|或|还是|還是|또는|혹은|아니면"
 """Japanese, Chinese and Korean "or": as figures after those scripts are read, the readers of
 alternatives ("133.50ドルか124.50ドル") need their "or" too."""
+OR_WORDS = rf"\b(?:or|and/or|o|u|oder|ou|или|либо|au)\b|{CJK_OR}|หรือ|లేదా|অথবা|বা"
+""""Or" in the languages models answer word problems in (MGSM's among them)."""
+AND_WORDS = r"\b(?:and|y|e|und|et|и|na)\b|和|与|及|と|및|그리고"
+""""And" in the same languages: "\\boxed{2} y \\boxed{3}" is one list."""
 _FIGURE = re.compile(
     rf"""
     (?=[-+{_DASHES}(\\$€£¥₹UCAEGJRI.\d])
-    (?<![.,\\^])(?<![^\W{_UNSPACED}])(?<!\^\{{)(?<!_\{{)(?<!\^\s)(?<!\^[-{_DASHES}])(?<!\^\{{[-{_DASHES}])
+    (?<![.,\\^])(?<![^\W{UNSPACED}])(?<!\^\{{)(?<!_\{{)(?<!\^\s)(?<!\^[-{_DASHES}])(?<!\^\{{[-{_DASHES}])
     (?<![A-Za-z]-)
     (?:
       (?P<frac>(?P<fsign>{_SIGN})?\\[dtc]?frac\s*\{{\s*(?P<fnum>\d{{1,9}})\s*\}}\s*\{{\s*(?P<fden>\d{{1,9}})\s*\}})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from assay.verifiers.reading.dollars import MathSpan, mask_math, read_dollars
-from assay.verifiers.reading.numbers import Figure, scan_numbers
+from assay.verifiers.reading.numbers import AND_WORDS, OR_WORDS, Figure, scan_numbers
 
 MAX_TRAILING_WORDS = 2
 """Words an unpunctuated last line may have after its last number ("18 dollars")."""
@@ -84,6 +84,9 @@ _FROM_AFTER = re.compile(
 )
 _OPERATOR = re.compile(r"\d[^\d]*?(?:[-+−×÷*/=]|\bless\b|\bminus\b|\bplus\b)[^\d]*?\d")
 _MONEY_MARK = re.compile(r"[$£€¥]|\d\s?[KkMmBb]\b")
+_ASCII_SPACE = re.compile(r"[ \t\r\n\f\v]+")
+_CJK_CLAUSE = re.compile(r"[、，][^。！？]*\S")
+"""A CJK comma after the last figure with more after it: a clause that has not ended."""
 _GROUPED = re.compile(r"\d,\d{3}(?!\d)")
 """A figure grouped in thousands: in parentheses with an operator it is working, not a tuple."""
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*$\\])")
@@ -91,8 +94,8 @@ _BOLD = re.compile(r"\*\*(?P<text>[^*]+?)\*\*")
 _CHOICE = re.compile(r"\((?P<letter>[A-J])\)")
 _WORD = re.compile(r"[A-Za-z']+")
 _CONNECTIVE_NOISE = re.compile(
-    r"\$|\\[()\[\]]|\\q?quad|\\[,;:! ]|\\text\s*\{|\}|\\\\|[,;.&]|\band\b|\bor\b"
-    r"|[A-Za-z]\s*=|=|\s",
+    r"\$|\\[()\[\]]|\\q?quad|\\[,;:! ]|\\text\s*\{|\}|\\\\|[,;.&、]"
+    rf"|{AND_WORDS}|{OR_WORDS}|[A-Za-z]\s*=|=|\s",
     re.IGNORECASE,
 )
 OPENERS = "([{"
@@ -136,7 +139,8 @@ def drop_asides(text: str) -> str:
                 pieces.append(" ")
                 last = index + 1
     pieces.append(text[last:])
-    return " ".join("".join(pieces).split())
+    # only ASCII whitespace: a no-break or narrow no-break space groups thousands (1\u202f250)
+    return _ASCII_SPACE.sub(" ", "".join(pieces)).strip(" ")
 
 
 def _is_aside(content: str) -> bool:
@@ -245,11 +249,13 @@ def is_cut_off(line: str) -> bool:
     two words, none of them a function word, may follow its last figure or math span.
     """
     stripped = line.rstrip()[-MAX_LINE_LENGTH:]
-    if not stripped or stripped[-1] in ".!?)]}$*%" or stripped[-1].isdigit():
+    if not stripped or stripped[-1] in ".!?)]}$*%。！？।" or stripped[-1].isdigit():
         return False
     ends = [span.end for span in math_spans(stripped)]
     ends += [figure.end for figure in scan_numbers(mask_math(stripped)).figures]
     if not ends:
+        return True
+    if _CJK_CLAUSE.search(stripped, max(ends)):  # "18 なので、次に": the sentence goes on
         return True
     words = _WORD.findall(stripped[max(ends) :])
     if not words:  # only symbols after the last figure ("1,000.99€", "5 m²"): complete
