@@ -537,32 +537,51 @@ _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def _claimed_after_failure(outcomes: Sequence[CallOutcome], answer: str) -> Check | None:
-    """A failed call the agent gave up on (no later success of that tool, nor of any call
-    after it) whose action the final answer then claims done, in a sentence with no negation:
-    "I've notified Bo and Cy." after ``notify_attendees`` failed as an unknown tool. The action
-    is the tool's verb (its name's first word: notify, delete, cancel; never a read such as
-    get or list), found by its stem in the claim's words (notified, deleted, cancelled)."""
+    """A failed call the agent gave up on (no later success of that tool, nor a later change
+    of state: a read after it makes nothing good) whose action the final answer then claims
+    done, in a clause with no negation, question or deferral: "I've notified Bo and Cy."
+    after ``notify_attendees`` failed as an unknown tool. The action is the tool's verb (its
+    name's first word: notify, delete, cancel; never a read such as get or list) and its
+    synonyms (notify: inform, message), found by stem (notified, informed, cancelled)."""
     for position, outcome in enumerate(outcomes):
-        if not outcome.failed or outcome.fixed:
+        if not outcome.failed:
             continue
-        if any(not later.failed for later in outcomes[position + 1 :]):
-            continue  # the agent went on: a later call may have done what this one could not
+        later = [o for o in outcomes[position + 1 :] if not o.failed]
+        if any(o.mutated or o.call.name == outcome.call.name for o in later):
+            continue  # made good, or a later change of state may have done what it could not
         parts = _NAME_PARTS.findall(outcome.call.name)
         verb = parts[0].lower() if parts else ""
         if len(verb) < 4 or verb in _READS:
             continue
-        stem = verb[:5]
-        for sentence in _SENTENCES.split(answer):
-            if sentence.rstrip().endswith("?") or _NEGATION.search(sentence):
-                continue
-            if any(word.startswith(stem) for word in words(sentence)):
+        stems = (verb[:5], *_SYNONYMS.get(verb, ()))
+        for clause in _CLAUSES.split(answer):
+            if clause.rstrip().endswith("?") or _NEGATION.search(clause) or _DEFERS.search(clause):
+                continue  # a question, a denial, or the action left to someone else
+            if any(word.startswith(stems) for word in words(clause)):
                 message = (
                     f"the answer claims {outcome.call.name} done, but that call failed "
                     f"({outcome.error_kind}) and was never made good"
                 )
-                evidence: dict[str, JSON] = {"call": outcome.call.name, "claim": sentence[:300]}
+                evidence: dict[str, JSON] = {"call": outcome.call.name, "claim": clause[:300]}
                 return Check("claims", False, 0.0, message, evidence)
     return None
+
+
+_CLAUSES = re.compile(r"(?<=[.!?;:,—])\s+")
+"""Clauses of the answer: "Done, no worries: Bo and Cy are notified." claims in its last."""
+_DEFERS = re.compile(
+    r"\b(?:please|yourself|still|should|suggest|recommend|need(?:s|ed)?\s+to|have\s+to|"
+    r"you\s+(?:can|could|may|might|will|want)|would\s+you|let\s+me\s+know)\b",
+    re.IGNORECASE,
+)
+"""Words that leave the action to the user or to later ("Please notify Bo yourself.")."""
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "notify": ("inform", "messag", "alert", "told"),
+    "send": ("sent",),
+    "email": ("emaile",),
+    "message": ("messag",),
+}
+"""Other words a claim of the verb's action is written with."""
 
 
 def _gate(

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.verifiers.reading import scan_numbers
-from assay.verifiers.reading.numbers import CJK_OR, Figure
+from assay.verifiers.reading.numbers import OR_WORDS, Figure
 
 from assay.errors import MalformedTaskError
 from assay.types import JSON
@@ -230,7 +230,7 @@ _HEDGE_LIST = re.compile(
     rf"|{_BARE}\s*(?:[—–]+\s*|,\s*)?(?:or|unless|vs\.?|versus)\s+(?:else\s+|it'?s\s+|it\s+is\s+)?{_BARE}"
     rf"|{_BARE}\s*\|\s*{_BARE}"
     # "133.50ドルか124.50ドル", "124.50달러 또는 133.50달러"
-    rf"|(?<![A-Za-z\d.,]){_DIGITS}[^\W\d]{{0,4}}\s*(?:{CJK_OR})\s*[$€£¥]?{_DIGITS}",
+    rf"|(?<![A-Za-z\d.,]){_DIGITS}[^\W\d]{{0,4}}\s*[、，,]?\s*(?:{OR_WORDS}|[～〜])\s*[$€£¥]?{_DIGITS}",
     re.IGNORECASE,
 )
 """Alternatives offered together: a list or range that names several answers commits to
@@ -304,13 +304,14 @@ def _records(text: str) -> list[list[list[str]]]:
 
 def _quoted(span: str, records: Sequence[list[list[str]]]) -> bool:
     """Whether a list is one object of a tool result written out: each item is (part of) a
-    value of the same object, and two items or more hold letters (an address's street, city
-    and zip; a list of bare figures, "4.5, 10, 45" of one product, stays a set of answers)."""
+    value of the same object, two items or more hold letters and at most one is a bare figure
+    (an address's street, city and zip; "4.5, 10, 45" of one product, or "W1, delivered,
+    133.5, 13.5" of one order, stays a set of answers)."""
     items = [words(item) for item in _ITEM_BREAK.split(span)]
     items = [item for item in items if item]
     worded = sum(1 for item in items if any(not w.isdigit() for w in item))
-    if len(items) < 2 or worded < 2:
-        return False
+    if len(items) < 2 or worded < 2 or len(items) - worded > 1:
+        return False  # two figures listed stay alternatives ("W1, delivered, 133.5, 13.5")
     return any(
         all(any(_contains(value, item) for value in record) for item in items) for record in records
     )

@@ -34,7 +34,7 @@ from assay.verifiers.reading import (
     scan_numbers,
 )
 from assay.verifiers.reading import extract_object as _extract_object
-from assay.verifiers.reading.numbers import CJK_OR
+from assay.verifiers.reading.numbers import OR_WORDS
 from assay.verifiers.reading.sentence import drop_asides, last_sentence, main_clause
 
 from assay.blame import TOO_COSTLY, ResponseFault
@@ -53,7 +53,10 @@ _REFUSAL = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE | re.MULTILINE,
 )
-_HEDGE = re.compile(rf"\s(?:or|and/or)\s|\d[^\W\d]{{0,4}}\s*(?:{CJK_OR})\s*\S?\d", re.IGNORECASE)
+_HEDGE = re.compile(
+    rf"[\s,;]\s*(?:{OR_WORDS})\s|\d[^\W\d]{{0,4}}\s*[,，、;]?\s*(?:{OR_WORDS}|[～〜])\s*\S?\d",
+    re.IGNORECASE,
+)
 """Two figures offered as one answer: "40,476 or 38,000", "40,476或38,000"."""
 _BOTH_SIGNS = re.compile(r"(?:±|\+\s*/\s*[-−–]|[-−–]\s*/\s*\+)\s*[$€£]?\s*\d")
 """A figure given with both signs at once: ``±24,175``, ``+/-24,175``."""
@@ -492,13 +495,24 @@ def opposite_item(question: str, answer: str) -> str | None:
         return None
     item = asked.group(0).lower()
     said, posed = answer.lower(), question.lower()
-    if re.search(rf"\b{item}\b", said):
+    if _affirmed(item, said):
         return None
     for word in _OPPOSITE_ITEMS.get(item, ()):
-        pattern = rf"\b{word}\b"
-        if re.search(pattern, said) and not re.search(pattern, posed):
+        if _affirmed(word, said) and not re.search(rf"\b{word}\b", posed):
             return word
     return None
+
+
+def _affirmed(word: str, text: str) -> bool:
+    """Whether ``text`` names ``word`` other than as denied ("no tax benefit", "not a
+    benefit", "without a provision")."""
+    for match in re.finditer(rf"\b{word}\b", text):
+        if not _DENIED_BEFORE.search(text, max(0, match.start() - 24), match.start()):
+            return True
+    return False
+
+
+_DENIED_BEFORE = re.compile(r"\b(?:no|not|never|without|nor)\b(?:\s+\w+){0,2}\s*\Z", re.IGNORECASE)
 
 
 def apply_sign(amount: Amount, reading: SignReading | None) -> Amount:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
@@ -103,29 +104,46 @@ def extract_answer(response: str) -> Extraction | None:
 
 
 _OR_WORDS = f"(?:{OR_WORDS})"
-_FIG = r"[-−]?[$€£¥]?\d[\d,.]*%?"
-_HEDGE_WORD = r"(?:[^\W\d_]+\s+){0,2}"
-"""Up to two words between the "or" and the second figure ("18 or maybe even 20")."""
+_FIG = r"[-−]?[$€£¥]?\d[\d,.]*(?:/\d+)?%?"
+_UNIT = r"(?:\s*[^\W\d_]+){0,2}"
+"""Up to two words after the first figure ("18 apples or 20 apples")."""
+_HEDGE_WORD = r"(?:[^\W\d_]+\s+){0,3}"
+"""Up to three words between the "or" and the second figure ("18 or maybe even 20")."""
+_OR = rf"\s*[,;，、]?\s*(?:{_OR_WORDS}|[～〜])\s*[,;，、]?\s*{_HEDGE_WORD}"
+_JOIN = rf"\$?{_UNIT}{_OR}"
 _OR_BEFORE = re.compile(
-    rf"(?P<fig>{_FIG})\$?\s*,?\s*{_OR_WORDS}\s*{_HEDGE_WORD}(?:[A-Za-z]\s*=\s*)?[$]?\s*\Z",
+    rf"(?P<fig>{_FIG})\$?(?P<unit>{_UNIT}){_OR}(?:[A-Za-z]\s*=\s*)?[$]?\s*\Z", re.IGNORECASE
+)
+_WORD_AFTER = re.compile(r"\s*([^\W\d_]+)")
+_OR_AFTER = re.compile(rf"{_JOIN}(?:[A-Za-z]\s*=\s*)?\$?\s*(?P<fig>{_FIG})", re.IGNORECASE)
+_OR_INSIDE = re.compile(rf"\s*(?P<a>{_FIG}){_JOIN}(?P<b>{_FIG})\s*", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(
+    rf"(?:\bbetween\s+(?P<a>{_FIG}){_UNIT}\s+and|(?<!from\s)(?<![\d.,])(?P<b>{_FIG}){_UNIT}\s+to)"
+    rf"\s+\$?\s*\Z",
     re.IGNORECASE,
 )
-_OR_AFTER = re.compile(
-    rf"\$?\s*,?\s*{_OR_WORDS}\s*{_HEDGE_WORD}(?:[A-Za-z]\s*=\s*)?\$?\s*(?P<fig>{_FIG})",
-    re.IGNORECASE,
-)
-_OR_INSIDE = re.compile(rf"\s*(?P<a>{_FIG})\s*,?\s*{_OR_WORDS}\s*{_HEDGE_WORD}(?P<b>{_FIG})\s*")
+"""A range ending at the answer ("between 18 and 20", "18 to 20"; not "from 18 to 20")."""
 
 
 def _offered_with(source: str, start: int, end: int, text: str) -> tuple[str, str] | None:
-    """The two answers of "X or Y" when the located answer is one of them (or both): a hedge
-    against one gold answer, the solutions of an equation against a set of two."""
+    """The two answers of "X or Y" (or a range "between X and Y") when the located answer is
+    one of them: a hedge against one gold answer, the solutions of an equation against a set
+    of two. One value written two ways ("3/4 or 0.75", "0.5, or 50%") is no hedge."""
     inside = _OR_INSIDE.fullmatch(text)
     if inside is not None:
         return _two(inside["a"], inside["b"])
-    before = _OR_BEFORE.search(source, max(0, start - 80), start)
-    if before is not None and _word_boundary(source, before.start()):
+    window = max(0, start - 80)
+    before = _OR_BEFORE.search(source, window, start)
+    if before is not None and _word_boundary(source, before.start("fig")):
+        unit, after = before["unit"].split(), _WORD_AFTER.match(source, end)
+        if unit and after is not None and unit[0].lower() != after.group(1).lower():
+            return None  # "2 hours or 120 minutes": one quantity in two units
         return _two(before["fig"], text)
+    ranged = _RANGE_BEFORE.search(source, window, start)
+    if ranged is not None:
+        group = "a" if ranged["a"] else "b"
+        if _word_boundary(source, ranged.start(group)):
+            return _two(ranged[group], text)
     after = _OR_AFTER.match(source, end, end + 80)
     if after is not None and _after_figure_ends(source, after.end()):
         return _two(text, after["fig"])
@@ -134,7 +152,27 @@ def _offered_with(source: str, start: int, end: int, text: str) -> tuple[str, st
 
 def _two(first: str, second: str) -> tuple[str, str] | None:
     first, second = first.strip(" ,.$"), second.strip(" ,.$")
-    return (first, second) if first and second and first != second else None
+    if not first or not second or first == second or _same_value(first, second):
+        return None
+    return first, second
+
+
+def _same_value(first: str, second: str) -> bool:
+    """Whether two figures are one value written two ways: 3/4 and 0.75, 0.5 and 50%."""
+    a, b = _value(first), _value(second)
+    if a is None or b is None:
+        return False
+    return a[0] == b[0] or (a[1] != b[1] and (a[0] == b[0] * 100 or a[0] * 100 == b[0]))
+
+
+def _value(text: str) -> tuple[Fraction, bool] | None:
+    """A figure's value and whether it was a percentage (``None``: not a plain figure)."""
+    bare = text.strip().lstrip("$€£¥").replace(",", "").replace("−", "-")
+    percent = bare.endswith("%")
+    try:
+        return Fraction(bare.rstrip("%")), percent
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def _word_boundary(source: str, at: int) -> bool:

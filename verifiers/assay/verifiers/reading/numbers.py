@@ -142,7 +142,11 @@ character directly ("合計は133.50ドル"); a figure glued to a Latin letter (
 CJK_OR = "か|または|もしくは|あるいは|ないし|或者|或是|或|还是|還是|또는|혹은|아니면"
 """Japanese, Chinese and Korean "or": as figures after those scripts are read, the readers of
 alternatives ("133.50ドルか124.50ドル") need their "or" too."""
-OR_WORDS = rf"\b(?:or|and/or|o|u|oder|ou|или|либо|au)\b|{CJK_OR}|หรือ|లేదా|অথবা|বা"
+OR_WORDS = (
+    r"\b(?:or|and/or|else|otherwise|alternatively|vs\.?|versus|o|u|oder|ou|oppure|eller|lub"
+    r"|veya|atau|hoặc|или|либо|або|au)\b"
+    rf"|{CJK_OR}|乃至|หรือ|లేదా|অথবা|বা|या|أو"
+)
 """"Or" in the languages models answer word problems in (MGSM's among them)."""
 AND_WORDS = r"\b(?:and|y|e|und|et|и|na)\b|和|与|及|と|및|그리고"
 """"And" in the same languages: "\\boxed{2} y \\boxed{3}" is one list."""
