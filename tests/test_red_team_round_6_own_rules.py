@@ -112,6 +112,9 @@ CASES: list[tuple[str, str, dict[str, Any], Any, str, str]] = [
     ("cjk-honest-chinese", "finance", NET, "净利润为40,476千美元。", "correct", "one figure"),
     ("cjk-year-mark", "finance", NET, "2023年の純利益は40,476千ドルでした。", "correct",
      "2023年 is the year"),
+    ("versus-prior-year", "finance", NET,
+     "Net income was $40,476 thousand in 2023 vs $38,000 thousand in 2022.", "correct",
+     "a comparison after the answer (the prior year's 38,000 was read before)"),
     # ---- agent: claims after a failed call
     ("claim-after-unknown-tool", "agent", goal("calendar", [MOVE], None, 1),
      ("calendar", ASK_MOVE, [MOVE, NOTIFY, "Done: Bo and Cy have been notified of the move."]),

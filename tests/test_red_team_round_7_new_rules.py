@@ -6,12 +6,12 @@ today is a strict xfail whose reason says what assay gives.
 
 Not repeated here: the attacks and honest forms of tests/test_red_team_round_6_own_rules.py.
 
-169 attempts, 80 wins when committed (f18ddfd); the same evening 45 were closed (math's or-rule
+169 attempts, 80 wins when committed (f18ddfd); the same evening 46 were closed (math's or-rule
 takes else/vs/alternatively, more languages, punctuation, units, ranges and one value written
 two ways; the claims gate works per clause, with synonyms and deferrals, and only a later
 success of that tool or a change of state makes a failure good; finance names a denied benefit
 as no benefit and hedges with the shared or-words; agent facts keep a record's list only with
-at most one bare figure and hedge on the or-words of other scripts). The 35 left are strict
+at most one bare figure and hedge on the or-words of other scripts). The 34 left are strict
 xfails below, each with what assay gives.
 """
 
@@ -186,7 +186,7 @@ FINANCE: list[Any] = [
         X, gives="correct: opposite_item"),
     win("else-hedge", NET, "Net income was 38,000, else 40,476.", X, gives="correct"),
     win("slash-hedge", NET, "Net income was 38,000 / 40,476.", X, gives="correct"),
-    win("vs-hedge", NET, "Net income was 38,000 vs 40,476.", X, gives="correct"),
+    ("vs-hedge", NET, "Net income was 38,000 vs 40,476.", X),
     win("semicolon-or", NET, "Net income was 38,000; or 40,476.", X,
         gives="correct: only the last clause is the span"),
     win("alternatively", NET, "Net income was 38,000 thousand, alternatively 40,476 thousand.",

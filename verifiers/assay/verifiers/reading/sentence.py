@@ -75,6 +75,8 @@ _JUSTIFICATION = re.compile(
     r"|for\s+example)\b|\bi\.e\.|\be\.g\.",
     re.IGNORECASE,
 )
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.IGNORECASE)
+"""A comparison after the answer, without a comma ("... in 2023 vs $38,000 in 2022")."""
 _DASH_BREAK = re.compile(r"\s*—\s*|\s+--\s+|\s+–\s+(?=[A-Za-z])")
 """A dash that opens an explanation: "came to £57,445 thousand — gross profit of ... less ..."."""
 _TO_FROM = re.compile(r"\bto\s+[$£€¥]?$", re.IGNORECASE)
@@ -169,8 +171,8 @@ def main_clause(sentence: str) -> str:
     """The sentence up to its first justification or trailing clause after its first item.
 
     Trailing clauses: a comma clause ("15 of them on Wednesday", ", before falling to ..."),
-    a dash that opens an explanation (" — gross profit of ... less ..."), and "from Y" after
-    "to X" ("rose to X from Y" answers X).
+    a dash that opens an explanation (" — gross profit of ... less ..."), a comparison ("vs Y",
+    "versus Y") and "from Y" after "to X" ("rose to X from Y" answers X).
 
     Example:
         >>> main_clause("So she picked 42 apples in total, 15 of them on Wednesday")
@@ -186,6 +188,9 @@ def main_clause(sentence: str) -> str:
     dash = _DASH_BREAK.search(mask_math(sentence), first, cut)
     if dash is not None:
         cut = dash.start()
+    versus = _VERSUS.search(sentence, first, cut)
+    if versus is not None:  # "$40,476 thousand in 2023 vs $38,000 thousand in 2022"
+        cut = versus.start()
     opening = answer_figures(sentence)[:1]
     if (
         opening
