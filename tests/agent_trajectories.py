@@ -163,3 +163,42 @@ def check(case: Case, result: Result) -> None:
     assert got == case.label, f"{case.id}: assay {got} {result.score} ({message}); {case.reason}"
     if case.score is not None:
         assert result.score == pytest.approx(case.score, abs=0.01), message
+
+
+ToolCall = tuple[str, dict[str, Any]]
+"""A call as (name, arguments), for the short attack tables."""
+
+
+def openai_steps(env: str, prompt: str, turns: list[Any]) -> list[dict[str, Any]]:
+    """An OpenAI-style trajectory of text turns and (name, arguments) calls, each call run in
+    turn on one fresh environment (a tool the environment lacks gets an API's error)."""
+    instance = ENVS[env]()
+    out: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    for n, turn in enumerate(turns):
+        if isinstance(turn, str):
+            out.append({"role": "assistant", "content": turn})
+            continue
+        name, arguments = turn
+        try:
+            result = json.dumps(getattr(instance, name)(**arguments))
+        except AttributeError:
+            result = f"Error: unknown tool '{name}'"
+        except Exception as exc:  # the environment's ToolError
+            result = f"Error: {exc}"
+        function = {"name": name, "arguments": json.dumps(arguments)}
+        tool_call = {"id": f"c{n}", "type": "function", "function": function}
+        out.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
+        out.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})
+    return out
+
+
+def reference_of(
+    env: str, calls: list[ToolCall] | None, facts: list[Any] | None, gold: int
+) -> dict[str, Any]:
+    """A task on ``env``: the goal state its ``calls`` reach, its ``facts``, its gold steps."""
+    reference: dict[str, Any] = {"env": env, "gold_steps": gold}
+    if calls is not None:
+        reference["goal"] = {"calls": [{"name": n, "arguments": a} for n, a in calls]}
+    if facts is not None:
+        reference["facts"] = facts
+    return reference

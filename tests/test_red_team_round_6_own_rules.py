@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from agent_trajectories import ToolCall, openai_steps, reference_of
 from assay.domains.agent.envs.calendar import CalendarEnv
 from assay.domains.agent.envs.files import FilesEnv
 from assay.domains.agent.envs.retail import RetailEnv
@@ -37,44 +38,8 @@ RD = {**MERIDIAN, "question": "What portion of 2024 revenue was spent on researc
 TAX = {**SUMMIT, "question": "What was the provision for income taxes in 2023?", "answer": "11361"}
 NET = {**SUMMIT, "question": "What was net income in 2023?", "answer": "40476"}
 
-Call = tuple[str, dict[str, Any]]
-
-
-def steps(env: str, prompt: str, turns: list[Any]) -> list[dict[str, Any]]:
-    """An OpenAI-style trajectory; each call is run on a fresh environment for its result
-    (a call to a tool the environment lacks gets the error an API sends back)."""
-    instance = ENVS[env]()
-    out: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
-    for n, turn in enumerate(turns):
-        if isinstance(turn, str):
-            out.append({"role": "assistant", "content": turn})
-            continue
-        name, arguments = turn
-        try:
-            result = json.dumps(getattr(instance, name)(**arguments))
-        except AttributeError:
-            result = f"Error: unknown tool '{name}'"
-        except Exception as exc:  # the environment's ToolError
-            result = f"Error: {exc}"
-        function = {"name": name, "arguments": json.dumps(arguments)}
-        out.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [{"id": f"c{n}", "type": "function", "function": function}],
-            }
-        )
-        out.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})  # fmt: skip
-    return out
-
-
-def goal(env: str, calls: list[Call] | None, facts: list[Any] | None, gold: int) -> dict[str, Any]:
-    reference: dict[str, Any] = {"env": env, "gold_steps": gold}
-    if calls is not None:
-        reference["goal"] = {"calls": [{"name": n, "arguments": a} for n, a in calls]}
-    if facts is not None:
-        reference["facts"] = facts
-    return reference
+Call = ToolCall
+steps, goal = openai_steps, reference_of
 
 
 MOVE: Call = ("reschedule_event", {"event_id": "E2", "date": "2025-03-10", "start": "15:00"})

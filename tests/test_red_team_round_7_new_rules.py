@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from assay.domains.agent.envs.calendar import CalendarEnv
+from agent_trajectories import ToolCall, openai_steps, reference_of
 from assay.verifiers.agent.facts import check_facts, parse_facts
 from assay.verifiers.math.extract import _OR_AFTER, _OR_BEFORE, _OR_INSIDE
 from assay.verifiers.reading.sentence import _CJK_CLAUSE
@@ -253,38 +253,16 @@ def test_finance(
 
 # ---- agent: the claims gate, the calendar compared without keys, hedges in other scripts
 
-Call = tuple[str, dict[str, Any]]
+Call = ToolCall
 
 
 def steps(prompt: str, turns: list[Any]) -> list[dict[str, Any]]:
     """An OpenAI-style calendar trajectory, each call run in turn on one environment."""
-    env = CalendarEnv()
-    out: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
-    for n, turn in enumerate(turns):
-        if isinstance(turn, str):
-            out.append({"role": "assistant", "content": turn})
-            continue
-        name, arguments = turn
-        try:
-            result = json.dumps(getattr(env, name)(**arguments))
-        except AttributeError:
-            result = f"Error: unknown tool '{name}'"
-        except Exception as exc:  # the environment's ToolError
-            result = f"Error: {exc}"
-        function = {"name": name, "arguments": json.dumps(arguments)}
-        call = {"id": f"c{n}", "type": "function", "function": function}
-        out.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        out.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})
-    return out
+    return openai_steps("calendar", prompt, turns)
 
 
 def goal(calls: list[Call] | None, facts: list[Any] | None) -> dict[str, Any]:
-    reference: dict[str, Any] = {"env": "calendar", "gold_steps": 1}
-    if calls is not None:
-        reference["goal"] = {"calls": [{"name": n, "arguments": a} for n, a in calls]}
-    if facts is not None:
-        reference["facts"] = facts
-    return reference
+    return reference_of("calendar", calls, facts, 1)
 
 
 MOVE: Call = ("reschedule_event", {"event_id": "E2", "date": "2025-03-10", "start": "15:00"})
