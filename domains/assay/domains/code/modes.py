@@ -205,8 +205,11 @@ class RestartingSession:
         self._close()
 
     def _open(self, limits: Limits) -> None:
-        self._stack = self._run.pool.call_session({}, self._code, limits)
-        self._session = self._stack.__enter__()
+        # loading is compiling and running the response's module: its cost is the response's
+        # (a 350 KB program killed by a trainer's 4 s hard limit while it loaded was a timeout)
+        with response_owned("loading the code"):
+            self._stack = self._run.pool.call_session({}, self._code, limits)
+            self._session = self._stack.__enter__()
         self._session_timeout = limits.timeout_s
 
     def _close(self) -> None:

@@ -241,7 +241,8 @@ class CodeVerifier(Verifier):
         ruff: RuffRun | RuffReport | None = None
         if task.static_analysis:  # a report of the chunk's one ruff, or a ruff of its own
             ready = self._ruff_ready.get(code)
-            ruff = ready if ready is not None else RuffRun(code)  # runs while the tests do
+            with response_owned("linting the code"):  # ruff reads the code as it starts
+                ruff = ready if ready is not None else RuffRun(code)  # runs while the tests do
         run = Run(self.pool, task, budget)
         units = RUNNERS[task.mode](run, code)
         checks = [_suspicious_check(flags)] + ([_ruff_check(ruff)] if ruff is not None else [])
