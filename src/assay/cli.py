@@ -186,6 +186,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DOMAIN",
         help="set this domain up in every worker before it takes items (repeatable)",
     )
+    score.add_argument(
+        "--cpu-affinity",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="pin each worker and its sandbox to one CPU (auto: when --workers is at least "
+        "the number of usable CPUs; docs/architecture.md)",
+    )
     progress = score.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress",
@@ -382,6 +389,7 @@ def _score(args: argparse.Namespace) -> int:
         cache_dir=args.cache,
         schedule=schedule,
         fields=FieldMap(args.response_field, args.reference_field, args.id_field),
+        cpu_affinity=args.cpu_affinity,
     )
     show = sys.stderr.isatty() if args.progress is None else args.progress
     total = _count_rows(args.input) if show else None  # a second read only for the bar

@@ -23,6 +23,11 @@ work a chunk, and never more than an even share of what is queued; one item unti
 first is measured), so cheap items do not pay a pipe round trip each, a verifier can share work
 across a chunk (``Verifier.prefetch``: the code domain lints a chunk with one ruff), and slow
 items do not queue.
+Where the workers are at least as many as the CPUs this process may use, each worker is pinned
+to one CPU (``cpu_affinity``, :func:`cpu_slots`), round robin, and so is everything it starts
+(its code sandbox's processes inherit the mask): a worker and the sandbox processes it hands
+work to wake each other on the same CPU instead of across CPUs, which kept both CPUs of a
+2-CPU machine ~15% idle (docs/architecture.md, "CPU affinity").
 The queue (:class:`~assay.scheduling.queue.JobQueue`) applies the
 :class:`~assay.scheduling.policy.SchedulePolicy`: priorities, per-domain concurrency limits, and
 the domains each worker sets up as it starts (plus every domain the pool has seen, so a worker
@@ -73,6 +78,36 @@ class Job:
         return self.record.domain
 
 
+CPU_AFFINITY = ("auto", "on", "off")
+"""``auto``: pin workers when they are at least as many as the usable CPUs; ``on``: always;
+``off``: never (the kernel places every process)."""
+
+
+def cpu_slots(size: int, mode: str = "auto") -> list[frozenset[int]] | None:
+    """The CPU each of ``size`` workers is pinned to (round robin), or ``None`` (not pinned).
+
+    Only the CPUs this process may already use are handed out (``os.sched_getaffinity``), so
+    a scorer inside a container's or an actor's CPU set stays inside it. ``auto`` pins only
+    when the workers are at least as many as those CPUs: each worker and the sandbox processes
+    it starts then share one CPU (a worker's chain is sequential: it waits while its sandbox
+    runs), and separate scorers that each cover every CPU stack evenly. With fewer workers
+    than CPUs a chain is left free to overlap its sandbox's clean-up with its next item on
+    another CPU, and two scorers in one CPU set cannot pile onto the same first CPUs.
+
+    Raises:
+        WorkerError: ``mode`` is not one of :data:`CPU_AFFINITY`.
+    """
+    if mode not in CPU_AFFINITY:
+        raise WorkerError(f"cpu_affinity must be one of {', '.join(CPU_AFFINITY)}, got {mode!r}")
+    getter = getattr(os, "sched_getaffinity", None)
+    if mode == "off" or getter is None:
+        return None
+    cpus = sorted(getter(0))
+    if len(cpus) < 2 or (mode == "auto" and size < len(cpus)):
+        return None
+    return [frozenset({cpus[index % len(cpus)]}) for index in range(size)]
+
+
 @dataclass(slots=True)
 class _Worker:
     process: subprocess.Popen[bytes]
@@ -87,6 +122,7 @@ class _Worker:
     item_started: float = 0.0
     item_delay: float | None = None
     hard_deadline: float = float("inf")
+    cpus: frozenset[int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +138,8 @@ class PoolConfig:
         policy: Priorities, per-domain limits and the domains to warm at start.
         wall_factor: An item's hard wall-clock limit is ``wall_factor`` times its limit (the
             limit itself is measured in the item's own time; see the module docstring).
+        cpu_affinity: ``auto``, ``on`` or ``off``: whether each worker (and what it starts)
+            is pinned to one CPU (:func:`cpu_slots`).
     """
 
     size: int = 2
@@ -111,10 +149,12 @@ class PoolConfig:
     setup_timeout_s: float = 120.0
     policy: SchedulePolicy = field(default_factory=SchedulePolicy)
     wall_factor: float = 3.0
+    cpu_affinity: str = "auto"
 
     def __post_init__(self) -> None:
         if not self.wall_factor >= 1.0:
             raise WorkerError(f"wall_factor must be >= 1, got {self.wall_factor!r}")
+        cpu_slots(self.size, self.cpu_affinity)  # the mode is checked here
 
 
 class WorkerPool:
@@ -138,8 +178,9 @@ class WorkerPool:
         self._item_seconds: dict[str, float] = {}
         self._start_failures = 0
         self._closed = False
-        for _ in range(self.config.size):
-            self._workers.append(self._spawn())
+        self._cpu_slots = cpu_slots(self.config.size, self.config.cpu_affinity)
+        for index in range(self.config.size):
+            self._workers.append(self._spawn(self._slot(index)))
 
     @property
     def outstanding(self) -> int:
@@ -222,11 +263,21 @@ class WorkerPool:
 
     # internals ------------------------------------------------------------------------------
 
-    def _spawn(self) -> _Worker:
+    @property
+    def worker_cpus(self) -> list[frozenset[int] | None]:
+        """The CPU each current worker is pinned to (``None``: not pinned)."""
+        return [worker.cpus for worker in self._workers]
+
+    def _slot(self, index: int) -> frozenset[int] | None:
+        return None if self._cpu_slots is None else self._cpu_slots[index]
+
+    def _spawn(self, cpus: frozenset[int] | None = None) -> _Worker:
         """Start a fresh interpreter running :func:`assay.worker.main` on a socket pair.
 
         A plain subprocess (not multiprocessing's spawn) so the host's ``__main__`` module is
         never re-imported: assay works from scripts without a main guard and inside frameworks.
+        With ``cpus`` it is pinned there before it gets its settings, so every process it
+        starts afterwards (the code sandbox, ruff) inherits the mask.
         """
         parent_sock, child_sock = socket.socketpair()
         board = PhaseBoard.create()
@@ -243,6 +294,12 @@ class WorkerPool:
         )
         child_sock.close()
         board.close_fd()
+        if cpus is not None:
+            try:
+                os.sched_setaffinity(process.pid, cpus)
+            except OSError as exc:  # a CPU taken away since: the kernel places it
+                log.debug("could not pin worker %s to CPUs %s: %s", process.pid, set(cpus), exc)
+                cpus = None
         conn = mpc.Connection(parent_sock.detach())
         settings = {
             "specs": self._specs,
@@ -259,8 +316,9 @@ class WorkerPool:
             stat_fd = None
         now = time.monotonic()
         return _Worker(
-            process, conn, now, board, stat_fd, deadline=now + self.config.setup_timeout_s
-        )
+            process, conn, now, board, stat_fd, deadline=now + self.config.setup_timeout_s,
+            cpus=cpus,
+        )  # fmt: skip
 
     def _waitables(self) -> list[Any]:
         return [worker.conn for worker in self._workers]
@@ -473,7 +531,7 @@ class WorkerPool:
         _kill(worker)
         _release(worker)
         index = self._workers.index(worker)
-        self._workers[index] = self._spawn()
+        self._workers[index] = self._spawn(self._slot(index))
         log.debug("replaced worker: %s", reason)
 
 

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from assay.cache import VerdictCache
-from assay.errors import InputError
+from assay.errors import ConfigError, InputError
+from assay.pool import CPU_AFFINITY
 from assay.records import DEFAULT_MAX_RESPONSE_CHARS, FieldMap, RawRow, RecordBuilder
 from assay.registry import Registry, default_registry
 from assay.scheduling.policy import SchedulePolicy
@@ -36,6 +37,9 @@ class ScoreOptions:
             measured in the item's own time, which leaves out waiting for a CPU; see
             :mod:`assay.pool`).
         fields: Which fields hold the response, reference and id (``--response-field`` ...).
+        cpu_affinity: ``auto`` (default), ``on`` or ``off``: pin each worker, and the sandbox
+            processes it starts, to one CPU (``auto``: when the workers are at least as many
+            as the CPUs this process may use; :func:`assay.pool.cpu_slots`).
     """
 
     workers: int = 2
@@ -49,6 +53,13 @@ class ScoreOptions:
     schedule: SchedulePolicy = field(default_factory=SchedulePolicy)
     wall_factor: float = 3.0
     fields: FieldMap = field(default_factory=FieldMap)
+    cpu_affinity: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.cpu_affinity not in CPU_AFFINITY:
+            raise ConfigError(
+                f"cpu_affinity must be one of {', '.join(CPU_AFFINITY)}, got {self.cpu_affinity!r}"
+            )
 
 
 class Scorer:

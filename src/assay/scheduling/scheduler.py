@@ -151,6 +151,7 @@ class Scheduler:
                 retries=self.options.retries,
                 policy=self.options.schedule,
                 wall_factor=self.options.wall_factor,
+                cpu_affinity=self.options.cpu_affinity,
             )
             self._pool = WorkerPool(specs, config)
         return self._pool
