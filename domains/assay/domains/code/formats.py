@@ -33,7 +33,7 @@ from typing import Any, cast
 
 from assay.domains.code import swebench
 from assay.domains.code.languages import canonical
-from assay.verifiers.code.static import bound_names, parse_module, syntax_error
+from assay.verifiers.code.static import bound_names, memo_by_source, parse_module, syntax_error
 from assay.verifiers.code.static import defines as tree_defines
 
 from assay.errors import MalformedTaskError
@@ -222,6 +222,7 @@ def _is_pytest_module(source: str) -> bool:
     )
 
 
+@memo_by_source
 def _is_unittest_module(source: str) -> bool:
     """Whether ``source`` has no ``check`` but a top-level ``unittest.TestCase`` class."""
     tree = parse_module(source)
@@ -554,22 +555,39 @@ def prompt_preamble(prompt: str | None, entry_point: str | None, code: str) -> s
     """
     if not prompt or not entry_point:
         return ""
-    tree, answer = parse_module(prompt), _top_level_names(code)
-    if tree is None:
+    parts = _prompt_parts(prompt)
+    if parts is None:
         return ""
-    lines = source_lines(prompt)
-    kept: list[str] = []
-    for node in tree.body:
-        names = bound_names(node)
-        if (
-            (isinstance(node, ast.ImportFrom) and node.module == "__future__")
-            or (entry_point in names and not isinstance(node, ast.Import | ast.ImportFrom))
-            or (names and names <= answer)
-        ):
-            continue
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        kept.append("".join(lines[first - 1 : node.end_lineno or node.lineno]))
+    answer = _top_level_names(code)
+    kept = [
+        text
+        for names, future, is_import, text in parts
+        if not (future or (entry_point in names and not is_import) or (names and names <= answer))
+    ]
     return "".join(part if part.endswith("\n") else part + "\n" for part in kept)
+
+
+@memo_by_source
+def _prompt_parts(prompt: str) -> tuple[tuple[frozenset[str], bool, bool, str], ...] | None:
+    """Each top-level statement of a prompt: the names it binds, whether it is a
+    ``__future__`` import, whether an import, and its source lines (decorators included);
+    ``None`` when the prompt does not parse. Read once per prompt, not once per sample."""
+    tree = parse_module(prompt)
+    if tree is None:
+        return None
+    lines = source_lines(prompt)
+    parts = []
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        parts.append(
+            (
+                frozenset(bound_names(node)),
+                isinstance(node, ast.ImportFrom) and node.module == "__future__",
+                isinstance(node, ast.Import | ast.ImportFrom),
+                "".join(lines[first - 1 : node.end_lineno or node.lineno]),
+            )
+        )
+    return tuple(parts)
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")

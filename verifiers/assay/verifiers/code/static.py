@@ -16,9 +16,11 @@ import sys
 import tempfile
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
 from pathlib import Path
+from typing import TypeVar
 
 from assay.blame import TOO_COSTLY, ResponseFault
 from assay.errors import VerifierError
@@ -74,6 +76,47 @@ def _parse(code: str) -> ast.Module | str:
                 oldest, _ = _parsed.popitem(last=False)
                 _parsed_chars -= len(oldest)
     return result
+
+
+_T = TypeVar("_T")
+MEMO_ITEMS = 4096
+"""How many sources a :func:`memo_by_source` function remembers its answer for."""
+MEMO_CHARS = 8 * 1024 * 1024
+"""At most this many characters of source are kept as keys at once, per function."""
+
+
+def memo_by_source(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    """Remember a pure function of one source text (a task's tests or prompt), bounded.
+
+    The parse cache keeps few trees (a tree is ~100 times its source): with more distinct
+    sources than it holds (a HumanEval round: 327 programs, 164 prompts, 164 test modules),
+    the same test module was parsed again for every item, in the parent (the item's limit)
+    and twice in the worker. A task's facts are small, so many are kept: the answers for the
+    last :data:`MEMO_ITEMS` sources, :data:`MEMO_CHARS` characters of them at most. Exceptions
+    are not remembered.
+    """
+    kept: OrderedDict[str, _T] = OrderedDict()
+    chars = [0]
+    lock = threading.Lock()
+
+    @wraps(function)
+    def remembered(source: str) -> _T:
+        with lock:
+            if source in kept:
+                kept.move_to_end(source)
+                return kept[source]
+        answer = function(source)
+        if len(source) <= MEMO_CHARS:
+            with lock:
+                if source not in kept:
+                    kept[source] = answer
+                    chars[0] += len(source)
+                while len(kept) > MEMO_ITEMS or chars[0] > MEMO_CHARS:
+                    oldest, _ = kept.popitem(last=False)
+                    chars[0] -= len(oldest)
+        return answer
+
+    return remembered
 
 
 def parse_module(code: str) -> ast.Module | None:

@@ -13,7 +13,7 @@ from ._inside.codec import Data
 from ._limits import Limits
 from ._outcomes import CallOutcome, CallStatus
 from ._replies import call_outcome, lost_call
-from ._worker import GRACE_S, Message, Worker
+from ._worker import GRACE_S, Message, Worker, request_bytes
 
 __all__ = ["CallSession"]
 
@@ -95,10 +95,11 @@ class CallSession:
             if pause_s is not None:
                 request["pause_s"] = float(pause_s)
             wait = max(self._limits.timeout_s, total_s) + GRACE_S
-        try:  # encoded once: the plain-data check is the frame that goes out
-            encoded = codec.encode(request, max_bytes=self._limits.max_value_bytes)
+        try:  # the codec checks plain data (exact types, size); marshal carries it down
+            codec.encode(request, max_bytes=self._limits.max_value_bytes)
         except codec.UnencodableError as exc:
             raise ConfigError(f"call arguments must be plain data: {exc}") from None
+        encoded = request_bytes(request)
         handles = name.startswith("\x00") and name != "\x00batch"
         worker = self._worker
         if worker is not None and self._load is None:

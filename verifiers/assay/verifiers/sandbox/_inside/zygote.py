@@ -4,8 +4,10 @@ The zygote (the manager, PID 1 of the sandbox under bubblewrap) imports the runt
 forks a :mod:`.template` process, which forks every run child; a spare child is forked ahead
 of time, between runs, and confines itself while the zygote waits for the next request.
 
-It speaks length-prefixed :mod:`.codec` frames with the trusted side on two descriptors
-(originally its stdin and stdout), one reply per request. Ops:
+It reads length-prefixed frames from the trusted side on one descriptor (originally its
+stdin): the configuration in the :mod:`.codec`, then requests as ``marshal`` data (only the
+trusted side can write there, and the codec's decoding was a third of the zygote's Python),
+and answers each with one :mod:`.codec` frame on the other (its stdout). Ops:
 
 ``open``     fork a child that loads candidate source as module ``solution``
 ``call``     forward a call to that child and relay its (still encoded) result
@@ -729,7 +731,7 @@ def main() -> None:
         if frame is None:
             return
         try:
-            request = codec.decode(frame)
+            request = marshal.loads(frame)  # from the trusted side only (its pipe)
             if not isinstance(request, dict):
                 raise TypeError("request is not a dict")
             reply = zygote.handle(request)
