@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import marshal
 import os
 import queue
 import threading
+import warnings
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
@@ -14,6 +16,7 @@ from types import TracebackType
 from assay.errors import ConfigError
 
 from ._errors import SandboxUnavailableError, _WorkerLostError
+from ._inside.compiled import code_tag
 from ._launch import make_plan
 from ._limits import Limits
 from ._outcomes import (
@@ -36,6 +39,9 @@ from ._worker import GRACE_S, Message, Worker
 __all__ = ["DEFAULT_PRELOAD", "SandboxPool"]
 
 logger = logging.getLogger("assay.verifiers.sandbox")
+
+_COMPILING = threading.Lock()
+"""``warnings.catch_warnings`` changes process-wide state: one compile at a time records."""
 
 DEFAULT_PRELOAD = (
     "bisect", "collections", "dataclasses", "decimal", "fractions", "functools", "heapq",
@@ -107,6 +113,7 @@ class SandboxPool:
         self._all: set[Worker] = set()
         self._closed = False
         self._started = self._recycled = self._runs = 0
+        self._last_compiled: tuple[tuple[str, str] | None, bytes | None] = (None, None)
         self._finalizer = weakref.finalize(self, _kill_workers, self._all)
         first = self._start_first(wanted, floor)
         self._level = first.plan.level
@@ -256,6 +263,10 @@ class SandboxPool:
             "limits": limits.to_wire(),
         }
         worker = self._acquire()
+        path = os.path.join(worker.plan.scratch_root, "work", "solution.py")
+        code = self._compiled(module_source, path)
+        if code is not None:  # the child loads it instead of compiling (_inside/compiled.py)
+            request["code"], request["code_tag"] = code, code_tag(path)
         try:
             worker.send(request, limits.timeout_s + GRACE_S)
         except _WorkerLostError:
@@ -266,6 +277,28 @@ class SandboxPool:
             yield session
         finally:
             session.close()
+
+    def _compiled(self, source: str, path: str) -> bytes | None:
+        """``source`` compiled as the run child would, as ``marshal`` data; ``None`` when it
+        does not compile or warns (the child then compiles it and reports why, or writes the
+        warning to its stderr, as before). The last module is kept: a session re-opened for
+        the same answer (after a timeout, for a batch) reuses it.
+        """
+        with self._lock:
+            if self._last_compiled[0] == (source, path):
+                return self._last_compiled[1]
+        code: bytes | None = None
+        try:
+            with _COMPILING, warnings.catch_warnings(record=True) as warned:
+                warnings.simplefilter("always")
+                compiled = compile(source, path, "exec", dont_inherit=True)
+            if not warned:  # else the child compiles it and writes the warnings, as before
+                code = marshal.dumps(compiled)
+        except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError, OverflowError):
+            code = None
+        with self._lock:
+            self._last_compiled = ((source, path), code)
+        return code
 
     def run_program(
         self, source: str, stdin: str | bytes = "", limits: Limits | None = None

@@ -136,7 +136,8 @@ def spare_main(max_frame: int) -> NoReturn:
         if type(source) is not str or type(path) is not str:
             raise TypeError("malformed run request")
         if kind == "session":
-            serve_session(source, path, limits)
+            code = go.get("code")
+            serve_session(source, path, limits, code if type(code) is bytes else None)
         run_program(source, path)
     except BaseException as exc:
         with contextlib.suppress(BaseException):
@@ -190,14 +191,19 @@ def _outcome_of(exc: BaseException, limits: ChildLimits) -> dict[str, codec.Data
 
 
 def _load_module(
-    source: str, path: str, limits: ChildLimits
+    source: str, path: str, limits: ChildLimits, code: bytes | None = None
 ) -> tuple[types.ModuleType, dict[str, codec.Data]]:
+    """Run the module: the code object the trusted side compiled from ``source`` for this
+    interpreter and ``path`` (``code``, see :mod:`.compiled`), else ``source`` compiled here."""
     module = types.ModuleType("solution")
     module.__file__ = path
     sys.modules["solution"] = module
     sys.path.insert(0, os.path.dirname(path))
     try:  # dont_inherit: as CPython runs a module, none of this file's __future__ flags
-        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+        compiled = marshal.loads(code) if code is not None else None
+        if type(compiled) is not types.CodeType:
+            compiled = compile(source, path, "exec", dont_inherit=True)
+        exec(compiled, module.__dict__)
     except BaseException as exc:
         return module, _outcome_of(exc, limits)
     return module, {"status": "ok"}
@@ -422,10 +428,13 @@ def _call(
         return {"status": "unencodable", "emsg": f"{type(exc).__name__} while encoding"}
 
 
-def serve_session(source: str, path: str, limits: ChildLimits) -> NoReturn:
-    """Load ``source`` as module ``solution``, then answer call requests until told to stop."""
+def serve_session(
+    source: str, path: str, limits: ChildLimits, code: bytes | None = None
+) -> NoReturn:
+    """Load ``source`` as module ``solution`` (from ``code`` when the trusted side compiled
+    it), then answer call requests until told to stop."""
     try:
-        module, loaded = _load_module(source, path, limits)
+        module, loaded = _load_module(source, path, limits, code)
         _flush_stdio()
         _send(loaded)
         while True:

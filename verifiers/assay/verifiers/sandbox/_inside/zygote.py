@@ -43,7 +43,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 
-from . import child, codec, framing, fsutil, monitor, privileges, template
+from . import child, codec, compiled, framing, fsutil, monitor, privileges, template
 from .scratch import Scratch
 
 __all__ = ["main"]
@@ -243,7 +243,11 @@ class Zygote:
         self.scratch.prepare(files, {})
         path = os.path.join(self.scratch.work, "solution.py")
         self.current_limits = request["limits"]
-        self.session = self._start(limits, {"kind": "session", "source": source, "path": path})
+        go: Message = {"kind": "session", "source": source, "path": path}
+        code = request.get("code")
+        if type(code) is bytes and request.get("code_tag") == compiled.code_tag(path):
+            go["code"] = code  # compiled on the trusted side for this interpreter and path
+        self.session = self._start(limits, go)
         self.session_limits = limits
         self.session_dead = ""
         reply = self._await_reply(None)
