@@ -86,6 +86,20 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def _bwraps(pid: int) -> int:
+    """Code sandboxes a worker started: its own children that are bubblewrap."""
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                text = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            comm, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :]
+            count += comm == "bwrap" and int(rest.split()[1]) == pid
+    return count
+
+
 HUMANEVAL_ROW = {
     "domain": "code",
     "response": "def add(a, b):\n    return a + b\n",
@@ -111,6 +125,7 @@ def test_each_worker_and_its_sandbox_run_on_one_cpu_and_keep_it_when_replaced() 
         assert [set(c or ()) for c in pool.worker_cpus] == [{cpu} for cpu in CPUS]
         sandboxes = 0
         for pid, cpus in zip(pool.worker_pids, pool.worker_cpus, strict=True):
+            assert _bwraps(pid) == 1  # one zygote on one CPU: its clean-up overlaps nothing
             assert _allowed(pid) == set(cpus or ())
             for child in _descendants(pid):  # its code sandbox (bwrap, zygote, template)
                 try:
@@ -136,3 +151,5 @@ def test_off_leaves_the_workers_where_the_kernel_puts_them() -> None:
         assert pool is not None
         assert pool.worker_cpus == [None] * max(2, len(CPUS))
         assert all(_allowed(pid) == set(CPUS) for pid in pool.worker_pids)
+        if len(CPUS) > 1:  # two zygotes: one cleans up while the other serves the next run
+            assert [_bwraps(pid) for pid in pool.worker_pids] == [2] * max(2, len(CPUS))
