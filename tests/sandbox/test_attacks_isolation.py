@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import subprocess
+import sys
 import textwrap
 
 import pyseccomp
@@ -60,7 +63,7 @@ DENIED_CALLS = [
     ("open_tree", [-100, 0, 0]),  # EFAULT
     ("move_mount", [-1, 0, -1, 0, 0]),
     ("unshare", [0x10000000]),  # CLONE_NEWUSER: EPERM only because user namespaces are off
-    ("unshare", [0x08000000]),  # CLONE_NEWIPC
+    ("unshare", [0x08000000]),  # CLONE_NEWIPC: the filter lets it by, the kernel refuses (no caps)
     ("unshare", [0]),  # a no-op: succeeds without the filter
     ("setns", [-1, 0]),  # EBADF
     ("open_by_handle_at", [-100, 0, 0]),  # EFAULT
@@ -125,6 +128,31 @@ def test_clone_into_new_namespaces_is_denied(pool: SandboxPool, flags: int) -> N
 def test_clone3_says_enosys_so_libc_falls_back_to_clone(pool: SandboxPool) -> None:
     outcome = call(pool, SYSCALL, args=[_number("clone3"), [0, 0]])
     assert outcome.ok and outcome.value == [-1, errno.ENOSYS], outcome
+
+
+RUN_FILTER_ALONE = """
+import ctypes, os, sys
+from assay.verifiers.sandbox._inside.privileges import SeccompProgram
+from assay.verifiers.sandbox._seccomp import programs
+libc = ctypes.CDLL(None, use_errno=True)
+SeccompProgram(programs().run).install()
+out = []
+for flags in (0x08000000, 0x08000000 | 0x00020000, 0x10000000, 0):
+    ctypes.set_errno(0)
+    out.append([libc.unshare(flags), ctypes.get_errno()])
+print(out)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="unshare(CLONE_NEWIPC) needs CAP_SYS_ADMIN")
+def test_the_run_filter_lets_exactly_the_spares_ipc_unshare_through() -> None:
+    """The template installs the run filter on itself, so each spare child moves into its fresh
+    IPC namespace under it (with its capabilities still held): that one call, and no other
+    unshare, passes the filter; a run has no capabilities left, so the kernel refuses it."""
+    done = subprocess.run([sys.executable, "-c", RUN_FILTER_ALONE], capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    assert json.loads(done.stdout) == [[0, 0], [-1, errno.EPERM], [-1, errno.EPERM],
+                                       [-1, errno.EPERM]]  # fmt: skip
 
 
 def test_two_filters_bind_every_run(pool: SandboxPool) -> None:

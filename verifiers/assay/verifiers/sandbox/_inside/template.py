@@ -11,10 +11,13 @@ on the template forks every spare child, so:
 The template is the parent of the run children, so it reaps them and reports the exit status
 and resource use to the manager.
 
-Each spare child, before anything else, moves into a fresh IPC namespace (SysV shared memory,
-semaphores and message queues, POSIX message queues: whatever a run creates there dies with
-the run's last process, so the next run on this worker sees none of it), then confines itself
-(:func:`.child.prepare_spare`) and stacks the run seccomp filter.
+The template installs the run seccomp filter on itself as it starts, so every spare child has
+it from birth (once per template instead of once per child). Each spare child, before anything
+else, moves into a fresh IPC namespace (SysV shared memory, semaphores and message queues,
+POSIX message queues: whatever a run creates there dies with the run's last process, so the
+next run on this worker sees none of it; the filter lets exactly that ``unshare`` through),
+then confines itself (:func:`.child.prepare_spare`: among the rest, it drops every
+capability, after which the kernel refuses even that ``unshare``).
 
 Messages on its SOCK_SEQPACKET socket:
 
@@ -46,7 +49,7 @@ class SpareSetup:
     Attributes:
         fresh_ipc: Put each run in a new IPC namespace (required where the zygote is
             namespace init; elsewhere, at the ``none`` level, tried and skipped if refused).
-        run_filter: The run seccomp filter to stack once capabilities are dropped.
+        run_filter: The run seccomp filter, which the template installs on itself.
         run_env: The environment of every run that asks for no other (``env`` ``None`` in
             its go message): the template sets it on itself once, so each spare inherits
             it and sets nothing (rewriting ``os.environ`` cost each child ~90 page faults).
@@ -70,6 +73,8 @@ def _serve(
         if setup.run_env is not None:
             os.environ.clear()
             os.environ.update(setup.run_env)
+        if setup.run_filter is not None:  # inherited by every spare child it forks
+            setup.run_filter.install()
         while True:
             message, descriptors, _, _ = socket.recv_fds(sock, 64, 4)
             if not message:
@@ -101,8 +106,6 @@ def _become_spare(
                 if namespace_init:  # isolated levels must have it: refuse to run without
                     raise
         child.prepare_spare((stdin, stdout, stderr), control, namespace_init)
-        if setup.run_filter is not None:
-            setup.run_filter.install()
         child.spare_main(max_frame)
     except BaseException as exc:
         with contextlib.suppress(BaseException):

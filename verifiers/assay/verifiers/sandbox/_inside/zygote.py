@@ -22,7 +22,8 @@ the reply whether that worked (``clean``); the trusted side recycles a zygote th
 clean. Each run has its own IPC namespace (see :mod:`.template`), gone with its processes.
 
 Once its mounts are set up the zygote installs the ``zygote`` seccomp filter on itself, and
-each run child stacks the stricter ``run`` filter (both compiled on the trusted side, see
+the template stacks the stricter ``run`` filter on itself, so that every run child is born
+with both (both compiled on the trusted side, see
 ``assay.verifiers.sandbox._seccomp``). The memory cap of a run counts its processes'
 proportional set size, the memfds they hold, what they added to the sandbox's tmpfs mounts
 (scratch, ``/dev/shm``) and the SysV shared memory and message bytes of their IPC namespace.
