@@ -78,3 +78,29 @@ def test_public_names_match_all() -> None:
         assert getattr(assay, name) is not None
     public = {n for n in dir(assay) if not n.startswith("_")} | {"__version__"}
     assert set(assay.__all__) == public
+
+
+def test_results_cross_processes_by_pickle_unchanged() -> None:
+    """Workers send results to the parent (and Ray actors to the driver) pickled; the state is
+    the list of field values, as a slotted dataclass writes it, and stays frozen."""
+    import pickle
+
+    from assay.types import Record
+
+    verdict = Verdict.graded(
+        0.5,
+        checks=(Check("tests", False, 0.5, "1/2 passed", {"failed": ["t2"]}),),
+        steps=(StepResult(0, "t1", True, 1.0, "", {"kind": "test"}),),
+        message="half",
+    )
+    record = Record("r1", "code", "def f(): pass", {"tests": "x"}, group="g", meta={"k": 1})
+    result = Result("r1", "code", verdict, "code@1", 12.5, "g", {"k": 1})
+    for value in (verdict, record, result, *verdict.checks, *verdict.steps):
+        state = value.__getstate__()
+        assert isinstance(state, list) and len(state) == len(type(value).__slots__)
+        again = pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        assert again == value and type(again) is type(value)
+        field = next(iter(type(value).__slots__))
+        with pytest.raises((AttributeError, TypeError)):  # frozen (3.11 says TypeError there)
+            setattr(again, field, None)
+        assert getattr(again, field) == getattr(value, field)

@@ -10,14 +10,40 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from assay.safejson import clean_text, json_safe
 
 JSON = Any
 """A value that round-trips through ``json`` (dict, list, str, int, float, bool, None)."""
+
+
+_C = TypeVar("_C", bound=type)
+
+
+def _pickled_by_field_names(cls: _C) -> _C:
+    """Pickle a frozen, slotted dataclass through its field names read once per class.
+
+    The state is the list of field values, as the dataclass's own ``__getstate__`` writes it,
+    but without calling ``dataclasses.fields`` for every object: every verdict crosses a
+    process boundary (worker to parent, actor to driver), with its checks and steps, and
+    that call was most of the parent's time unpickling results.
+    """
+    names = tuple(f.name for f in fields(cls))
+    setter = object.__setattr__
+
+    def __getstate__(self: Any) -> list[Any]:  # noqa: N807
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self: Any, state: list[Any]) -> None:  # noqa: N807
+        for name, value in zip(names, state, strict=True):
+            setter(self, name, value)
+
+    setattr(cls, "__getstate__", __getstate__)  # noqa: B010 - a method of the class
+    setattr(cls, "__setstate__", __setstate__)  # noqa: B010
+    return cls
 
 
 class Status(StrEnum):
@@ -40,6 +66,7 @@ class Status(StrEnum):
         return self in (Status.ERROR, Status.TIMEOUT)
 
 
+@_pickled_by_field_names
 @dataclass(frozen=True, slots=True)
 class Check:
     """One named check of a verdict, with the evidence behind it.
@@ -79,6 +106,7 @@ class Check:
         )
 
 
+@_pickled_by_field_names
 @dataclass(frozen=True, slots=True)
 class StepResult:
     """The result of one step of an attempt (a test case, a tool call, a reasoning step).
@@ -128,6 +156,7 @@ def _check_score(score: float) -> float:
     return float(score)
 
 
+@_pickled_by_field_names
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What a verifier concludes about one attempt.
@@ -195,6 +224,7 @@ class Verdict:
         return cls(status, min(max(score, 0.0), 1.0), checks, steps, message)
 
 
+@_pickled_by_field_names
 @dataclass(frozen=True, slots=True)
 class Record:
     """One attempt to score, as read from the input (see docs/formats.md).
@@ -220,6 +250,7 @@ class Record:
     meta: Mapping[str, JSON] = field(default_factory=dict)
 
 
+@_pickled_by_field_names
 @dataclass(frozen=True, slots=True)
 class Result:
     """One output line: the verdict of one input record, with provenance.
