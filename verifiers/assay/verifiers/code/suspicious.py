@@ -86,13 +86,23 @@ class _Scanner(ast.NodeVisitor):
         self.modules: set[str] = set()
 
     def scan(self, tree: ast.AST) -> None:
+        visitors = {kind: getattr(self, f"visit_{kind.__name__}") for kind in _VISITED}
+        node_type, is_node = ast.AST, isinstance
         stack = [tree]
         while stack:
             node = stack.pop()
-            visit = getattr(self, f"visit_{type(node).__name__}", None)
+            visit = visitors.get(type(node))
             if visit is not None:
                 visit(node)
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            children: list[ast.AST] = []
+            for name in node._fields:  # ast.iter_child_nodes, without its generators
+                value = getattr(node, name, None)
+                if is_node(value, node_type):
+                    children.append(value)
+                elif type(value) is list:
+                    children.extend(item for item in value if is_node(item, node_type))
+            children.reverse()
+            stack.extend(children)
 
     def generic_visit(self, node: ast.AST) -> None:
         """Nothing: :meth:`scan` goes on to the children itself."""
@@ -198,6 +208,14 @@ class _Scanner(ast.NodeVisitor):
                 if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant):
                     self.add("always-equal", node, f"{node.name} returns {stmt.value.value!r}")
         self.generic_visit(node)
+
+
+_VISITED = tuple(
+    getattr(ast, name[len("visit_") :])
+    for name in vars(_Scanner)
+    if name.startswith("visit_") and isinstance(getattr(ast, name[len("visit_") :], None), type)
+)
+"""The node classes :class:`_Scanner` has a ``visit_`` method for."""
 
 
 def _literal_text(node: ast.AST) -> str | None:
