@@ -87,7 +87,6 @@ class _Scanner(ast.NodeVisitor):
 
     def scan(self, tree: ast.AST) -> None:
         visitors = {kind: getattr(self, f"visit_{kind.__name__}") for kind in _VISITED}
-        node_type, is_node = ast.AST, isinstance
         stack = [tree]
         while stack:
             node = stack.pop()
@@ -97,10 +96,10 @@ class _Scanner(ast.NodeVisitor):
             children: list[ast.AST] = []
             for name in node._fields:  # ast.iter_child_nodes, without its generators
                 value = getattr(node, name, None)
-                if is_node(value, node_type):
+                if isinstance(value, ast.AST):
                     children.append(value)
                 elif type(value) is list:
-                    children.extend(item for item in value if is_node(item, node_type))
+                    children.extend(item for item in value if isinstance(item, ast.AST))
             children.reverse()
             stack.extend(children)
 
