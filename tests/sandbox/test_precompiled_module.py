@@ -99,3 +99,30 @@ def test_the_code_runs_only_where_its_tag_matches(
     monkeypatch.setattr(pool_module, "code_tag", lambda path: "another interpreter/0/" + path)
     _, called = _run(pool, "def f():\n    return 'source'\n")
     assert called.value == "source"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + "lambda: " * 1100 + "1\ndef f():\n    return 1\n",  # over the size cap
+        "def f():\n    return 1\n" + "#" * 9000 + "\n",
+    ],
+)
+def test_a_module_that_could_be_costly_to_compile_goes_down_as_source(
+    pool: SandboxPool, source: str
+) -> None:
+    """Compile time grows faster than the source for some shapes (nested lambdas): a long
+    module is compiled by the child, under its own limits, as before."""
+    assert pool._compiled(source, PATH) is None
+    loaded, called = _run(pool, source)
+    assert loaded.status.value == "ok" and called.value == 1
+
+
+def test_a_module_slow_to_compile_here_goes_down_as_source(
+    pool: SandboxPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool_module, "PRECOMPILE_MAX_S", 0.0)
+    source = "def f():\n    return 'compiled by the child'\n"
+    assert pool._compiled(source, PATH) is None
+    _, called = _run(pool, source)
+    assert called.value == "compiled by the child"

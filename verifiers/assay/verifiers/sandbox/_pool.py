@@ -8,6 +8,7 @@ import marshal
 import os
 import queue
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
@@ -40,6 +41,11 @@ __all__ = ["DEFAULT_PRELOAD", "SandboxPool"]
 
 logger = logging.getLogger("assay.verifiers.sandbox")
 
+PRECOMPILE_MAX_CHARS = 8192
+"""Longer modules go down as source alone (see :meth:`SandboxPool._compiled`)."""
+PRECOMPILE_MAX_S = 0.02
+"""A module that took longer to compile here goes down as source alone: an honest HumanEval
+answer takes ~0.06 ms."""
 _COMPILING = threading.Lock()
 """``warnings.catch_warnings`` changes process-wide state: one compile at a time records."""
 
@@ -281,21 +287,31 @@ class SandboxPool:
     def _compiled(self, source: str, path: str) -> bytes | None:
         """``source`` compiled as the run child would, as ``marshal`` data; ``None`` when it
         does not compile or warns (the child then compiles it and reports why, or writes the
-        warning to its stderr, as before). The last module is kept: a session re-opened for
-        the same answer (after a timeout, for a batch) reuses it.
+        warning to its stderr, as before), and for a source whose compiling could be costly:
+        longer than :data:`PRECOMPILE_MAX_CHARS`, or that took more than
+        :data:`PRECOMPILE_MAX_S` here. The child then compiles it under its own time and CPU
+        limits, as before: a module slow to compile still fails its load on the per-call
+        limit, and what the worker spends on it stays bounded (compile time grows faster than
+        the source for some shapes: 1,024 nested ``lambda:`` in 8 KB take ~0.1 s). The last
+        module is kept: a session re-opened for the same answer (after a timeout, for a batch)
+        reuses it.
         """
         with self._lock:
             if self._last_compiled[0] == (source, path):
                 return self._last_compiled[1]
         code: bytes | None = None
-        try:
-            with _COMPILING, warnings.catch_warnings(record=True) as warned:
-                warnings.simplefilter("always")
-                compiled = compile(source, path, "exec", dont_inherit=True)
-            if not warned:  # else the child compiles it and writes the warnings, as before
-                code = marshal.dumps(compiled)
-        except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError, OverflowError):
-            code = None
+        if len(source) <= PRECOMPILE_MAX_CHARS:
+            try:
+                with _COMPILING, warnings.catch_warnings(record=True) as warned:
+                    warnings.simplefilter("always")
+                    started = time.thread_time()
+                    compiled = compile(source, path, "exec", dont_inherit=True)
+                    took = time.thread_time() - started
+                # a warning: the child writes it; slow to compile: the child's limits bound it
+                if not warned and took <= PRECOMPILE_MAX_S:
+                    code = marshal.dumps(compiled)
+            except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError, OverflowError):
+                code = None
         with self._lock:
             self._last_compiled = ((source, path), code)
         return code
