@@ -46,7 +46,6 @@ SPINNER = (
 )
 
 
-@pytest.mark.skipif(len(CPUS) < 2, reason="one CPU: nothing to widen")
 def test_a_spinner_that_widens_its_cpu_mask_costs_only_its_own_item() -> None:
     rows = [RawRow(0, {"id": "spinner", **he(SPINNER)})]
     rows += [RawRow(n, {"id": f"honest{n}", **he(RIGHT)}) for n in range(1, 4 * len(CPUS) + 1)]
