@@ -188,7 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     score.add_argument(
         "--cpu-affinity",
-        choices=("auto", "on", "off"),
+        choices=("auto", "on", "off"),  # assay.pool.CPU_AFFINITY, not imported at start-up
         default="auto",
         help="pin each worker and its sandbox to one CPU (auto: when --workers is at least "
         "the number of usable CPUs; docs/architecture.md)",

@@ -49,6 +49,15 @@ def test_unknown_mode_is_refused() -> None:
         ScoreOptions(cpu_affinity="always")
 
 
+def test_cli_offers_the_pools_modes() -> None:
+    from assay.cli import _parser
+    from assay.pool import CPU_AFFINITY
+
+    score = _parser()._subparsers._group_actions[0].choices["score"]  # type: ignore[union-attr]
+    [option] = [a for a in score._actions if "--cpu-affinity" in a.option_strings]
+    assert tuple(option.choices) == CPU_AFFINITY and option.default == "auto"
+
+
 def test_cli_refuses_an_unknown_mode(tmp_path: Path) -> None:
     data = tmp_path / "in.jsonl"
     data.write_text("")

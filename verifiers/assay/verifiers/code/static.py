@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache, wraps
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from assay.blame import TOO_COSTLY, ResponseFault
 from assay.errors import VerifierError
@@ -36,6 +36,37 @@ SEVERITY_WEIGHTS = {"error": 1.0, "security": 0.5, "warning": 0.25, "style": 0.0
 """Penalty of one finding by severity; the check's score is ``max(0, 1 - sum)``."""
 
 
+_T = TypeVar("_T")
+
+
+class _SourceMemo(Generic[_T]):
+    """Answers remembered by source text, least recently used first out, bounded in entries
+    and in the characters of source kept as keys; a source longer than ``longest`` is never
+    kept."""
+
+    def __init__(self, items: int, chars: int, longest: int) -> None:
+        self.items, self.chars, self.longest = items, chars, longest
+        self.kept: OrderedDict[str, _T] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()  # in-process scoring may verify from several threads
+
+    def get(self, source: str, compute: Callable[[str], _T]) -> _T:
+        with self._lock:
+            if source in self.kept:
+                self.kept.move_to_end(source)
+                return self.kept[source]
+        answer = compute(source)
+        if len(source) <= self.longest:
+            with self._lock:
+                if source not in self.kept:
+                    self.kept[source] = answer
+                    self._chars += len(source)
+                while len(self.kept) > self.items or self._chars > self.chars:
+                    oldest, _ = self.kept.popitem(last=False)
+                    self._chars -= len(oldest)
+        return answer
+
+
 _PARSED_KEPT = 320
 """How many recent parses :func:`parse_module` keeps: an item's program is parsed for its
 syntax, its definitions and its suspicious constructs, and a task's tests and prompt for its
@@ -45,40 +76,28 @@ _PARSED_MAX_CHARS = 256 * 1024
 """Sources longer than this are parsed afresh each time (their trees are not kept)."""
 _PARSED_BUDGET_CHARS = 1024 * 1024
 """At most this many characters of source have their trees kept at once."""
-_parsed: OrderedDict[str, ast.Module | str] = OrderedDict()
-_parsed_chars = 0
-_parsed_lock = threading.Lock()  # in-process scoring may verify from several threads
+_PARSES: _SourceMemo[ast.Module | str] = _SourceMemo(
+    _PARSED_KEPT, _PARSED_BUDGET_CHARS, _PARSED_MAX_CHARS
+)
+_parsed = _PARSES.kept
 
 
 def _parse(code: str) -> ast.Module | str:
     """The module's tree, or a one-line description of why it does not parse."""
-    global _parsed_chars
-    with _parsed_lock:
-        found = _parsed.get(code)
-        if found is not None:
-            _parsed.move_to_end(code)
-            return found
-    result: ast.Module | str
+    return _PARSES.get(code, _parse_afresh)
+
+
+def _parse_afresh(code: str) -> ast.Module | str:
     try:
-        result = ast.parse(code, "solution.py")
+        return ast.parse(code, "solution.py")
     except SyntaxError as exc:
-        result = f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
+        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
     except ValueError as exc:  # e.g. source code string cannot contain null bytes
-        result = f"invalid source: {exc}"
+        return f"invalid source: {exc}"
     except (RecursionError, MemoryError):
-        result = "invalid source: nested too deeply to parse"
-    if len(code) <= _PARSED_MAX_CHARS:
-        with _parsed_lock:
-            if code not in _parsed:
-                _parsed[code] = result
-                _parsed_chars += len(code)
-            while len(_parsed) > _PARSED_KEPT or _parsed_chars > _PARSED_BUDGET_CHARS:
-                oldest, _ = _parsed.popitem(last=False)
-                _parsed_chars -= len(oldest)
-    return result
+        return "invalid source: nested too deeply to parse"
 
 
-_T = TypeVar("_T")
 MEMO_ITEMS = 4096
 """How many sources a :func:`memo_by_source` function remembers its answer for."""
 MEMO_CHARS = 8 * 1024 * 1024
@@ -95,26 +114,11 @@ def memo_by_source(function: Callable[[str], _T]) -> Callable[[str], _T]:
     last :data:`MEMO_ITEMS` sources, :data:`MEMO_CHARS` characters of them at most. Exceptions
     are not remembered.
     """
-    kept: OrderedDict[str, _T] = OrderedDict()
-    chars = [0]
-    lock = threading.Lock()
+    memo: _SourceMemo[_T] = _SourceMemo(MEMO_ITEMS, MEMO_CHARS, MEMO_CHARS)
 
     @wraps(function)
     def remembered(source: str) -> _T:
-        with lock:
-            if source in kept:
-                kept.move_to_end(source)
-                return kept[source]
-        answer = function(source)
-        if len(source) <= MEMO_CHARS:
-            with lock:
-                if source not in kept:
-                    kept[source] = answer
-                    chars[0] += len(source)
-                while len(kept) > MEMO_ITEMS or chars[0] > MEMO_CHARS:
-                    oldest, _ = kept.popitem(last=False)
-                    chars[0] -= len(oldest)
-        return answer
+        return memo.get(source, function)
 
     return remembered
 

@@ -17,12 +17,14 @@ hostile source unbounded). Here the warm trusted worker compiles, within a size 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 
 __all__ = ["code_tag"]
 
 
+@functools.lru_cache(maxsize=8)  # one path a zygote, asked at every session's open
 def code_tag(path: str) -> str:
     """What a code object compiled for ``path`` must match to run in a process: the bytecode's
     magic number, the optimization level, and the file name the child loads the module from."""
